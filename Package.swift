@@ -1,0 +1,83 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// Layering (see README "Code layout"): coasterlife → CoasterAPI → CoasterStore → CoasterCore → CGEOS/CProj.
+// Only CoasterStore touches SQL; only CoasterCore touches GEOS and PROJ.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "coasterlife",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "coasterlife", targets: ["coasterlife"])
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", exact: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", exact: "2.5.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", exact: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", exact: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CGEOS", pkgConfig: "geos",
+            providers: [.apt(["libgeos-dev"]), .brew(["geos"])]),
+        .systemLibrary(
+            name: "CProj", pkgConfig: "proj",
+            providers: [.apt(["libproj-dev"]), .brew(["proj"])]),
+        .systemLibrary(
+            name: "CSpatiaLite", pkgConfig: "spatialite",
+            providers: [.apt(["libspatialite-dev"]), .brew(["libspatialite"])]),
+        .target(
+            name: "CoasterCore",
+            dependencies: ["CGEOS", "CProj"],
+            swiftSettings: swiftSettings),
+        .target(
+            name: "CoasterStore",
+            dependencies: [
+                "CoasterCore", "CSpatiaLite",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings),
+        .target(
+            name: "CoasterAPI",
+            dependencies: [
+                "CoasterCore", "CoasterStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("openapi.json")],
+            swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "coasterlife",
+            dependencies: [
+                "CoasterAPI", "CoasterStore", "CoasterCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "CoasterCoreTests",
+            dependencies: ["CoasterCore"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "CoasterStoreTests",
+            dependencies: ["CoasterStore", "CoasterCore"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "CoasterAPITests",
+            dependencies: [
+                "CoasterAPI", "CoasterStore", "CoasterCore",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: swiftSettings),
+    ]
+)

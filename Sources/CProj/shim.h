@@ -1,0 +1,2 @@
+// PROJ's geodesic routines (Karney's algorithms): geod_init, geod_inverse, geod_direct.
+#include <geodesic.h>

@@ -1,0 +1,82 @@
+import CoasterCore
+import CoasterStore
+import Foundation
+import Hummingbird
+import Logging
+
+/// How to run the service: plain values, filled from flags by the `serve` command and by tests.
+public struct ServiceConfiguration: Sendable {
+    public var host: String
+    public var port: Int
+    /// The SpatiaLite database file.
+    public var databasePath: String
+    /// Park files loaded into an empty database on first start (`nil`: none).
+    public var seedParksDirectory: String?
+
+    public init(host: String = "127.0.0.1", port: Int = 8080, databasePath: String, seedParksDirectory: String? = nil) {
+        self.host = host
+        self.port = port
+        self.databasePath = databasePath
+        self.seedParksDirectory = seedParksDirectory
+    }
+}
+
+/// The pieces a running service is made of, built once and shared by `serve` and the tests.
+public struct Service: Sendable {
+    public let store: Store
+    public let fences: Fences
+
+    /// Opens the store, loads the seed parks into an empty database, and builds the fence index.
+    public static func open(_ configuration: ServiceConfiguration, logger: Logger) async throws -> Service {
+        let store = try Store(path: configuration.databasePath)
+        let fences = Fences(store: store)
+        if let directory = configuration.seedParksDirectory, try await store.parkSummaries().isEmpty {
+            try await Self.seed(store: store, from: directory, logger: logger)
+        }
+        let index = try await fences.reload()
+        logger.info("fences loaded", metadata: ["parks": "\(index.parkCount)", "zones": "\(index.zoneCount)", "vertices": "\(index.vertexCount)"])
+        return Service(store: store, fences: fences)
+    }
+
+    private static func seed(store: Store, from directory: String, logger: Logger) async throws {
+        let files: [String]
+        do {
+            files = try ParkFiles.files(in: directory)
+        } catch {
+            throw StartupError("cannot read the park directory \(directory): \(error.localizedDescription)")
+        }
+        var definitions: [ParkDefinition] = []
+        for file in files {
+            switch ParkFiles.check(file).result {
+            case .success(let definition): definitions.append(definition)
+            case .failure(let rejection): throw StartupError("the seed park file \(file) is invalid:\n\(rejection)")
+            }
+        }
+        let written = try await store.replaceParks(definitions)
+        logger.info("seeded an empty database", metadata: ["directory": "\(directory)", "parks": "\(written.map(\.park.rawValue))"])
+    }
+}
+
+/// The router with every route of the service.
+public func buildRouter(_ service: Service) throws -> Router<AppRequestContext> {
+    let router = Router(context: AppRequestContext.self)
+    router.add(middleware: ProblemMiddleware())
+    router.addRoutes(HealthController(store: service.store, fences: service.fences).endpoints)
+    router.addRoutes(try OpenAPIController.load().endpoints)
+    router.addRoutes(ParksController(store: service.store, fences: service.fences).endpoints, atPath: "/v1")
+    return router
+}
+
+/// The application `coasterlife serve` runs, and the tests drive.
+public func buildApplication(_ configuration: ServiceConfiguration, logger: Logger) async throws -> some ApplicationProtocol {
+    let service = try await Service.open(configuration, logger: logger)
+    return try buildApplication(configuration, service: service, logger: logger)
+}
+
+/// The application over an already opened service.
+public func buildApplication(_ configuration: ServiceConfiguration, service: Service, logger: Logger) throws -> some ApplicationProtocol {
+    Application(
+        router: try buildRouter(service),
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "coasterlife"),
+        logger: logger)
+}

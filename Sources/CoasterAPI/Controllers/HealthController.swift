@@ -1,0 +1,35 @@
+import CoasterCore
+import CoasterStore
+import Hummingbird
+import Logging
+
+/// Liveness and readiness for process supervisors and load balancers.
+struct HealthController {
+    let store: Store
+    let fences: Fences
+
+    struct Status: ResponseEncodable, Sendable {
+        var status: String
+        var parks: Int?
+        var zones: Int?
+    }
+
+    var endpoints: RouteCollection<AppRequestContext> {
+        let routes = RouteCollection(context: AppRequestContext.self)
+        routes.get("health") { _, _ in Status(status: "ok") }
+        routes.get("ready", use: self.ready)
+        return routes
+    }
+
+    /// Ready once the store answers and the fences are loaded.
+    @Sendable func ready(_ request: Request, context: AppRequestContext) async throws -> Status {
+        do {
+            _ = try await self.store.parkSummaries()
+        } catch {
+            context.logger.error("readiness check failed", metadata: ["error": "\(error)"])
+            throw Problem(.notReady, status: .serviceUnavailable, title: "Not ready", detail: "The store does not answer.")
+        }
+        let index = self.fences.index
+        return Status(status: "ready", parks: index.parkCount, zones: index.zoneCount)
+    }
+}

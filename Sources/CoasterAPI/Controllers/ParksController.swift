@@ -1,0 +1,71 @@
+import CoasterCore
+import CoasterStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Parks, their rides, and point lookup against the fences.
+struct ParksController {
+    let store: Store
+    let fences: Fences
+
+    var endpoints: RouteCollection<AppRequestContext> {
+        let routes = RouteCollection(context: AppRequestContext.self)
+        routes.get("parks", use: self.list)
+        routes.get("parks/{parkId}", use: self.show)
+        routes.get("parks/{parkId}/rides", use: self.rides)
+        routes.get("locate", use: self.locate)
+        return routes
+    }
+
+    @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> ParkListResponse {
+        ParkListResponse(try await self.store.parkSummaries())
+    }
+
+    @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let id = try Self.parkID(context)
+        guard let definition = try await self.store.park(id) else { throw Self.noSuchPark(id) }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        let data = try encoder.encode(ParkFeatureCollection(definition))
+        return Response(
+            status: .ok, headers: [.contentType: "application/geo+json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    @Sendable func rides(_ request: Request, context: AppRequestContext) async throws -> RideListResponse {
+        let id = try Self.parkID(context)
+        guard let rides = try await self.store.rides(in: id) else { throw Self.noSuchPark(id) }
+        let zones = Set(self.fences.index.zoneIDs(of: id))
+        return RideListResponse(park: id, rides: rides.map { ride in
+            RideWire(ride, zone: zones.contains(ZoneID(rawValue: ride.id.rawValue)) ? ZoneID(rawValue: ride.id.rawValue) : nil)
+        })
+    }
+
+    /// Answers from the in-memory index only: no database round trip on this path.
+    @Sendable func locate(_ request: Request, context: AppRequestContext) async throws -> LocateResponse {
+        let lat = try request.requiredNumber("lat")
+        let lon = try request.requiredNumber("lon")
+        let accuracy = try request.optionalNumber("accuracy") ?? 0
+        let position: Coordinate
+        do {
+            position = try Coordinate.validated(lat: lat, lon: lon)
+        } catch {
+            throw Problem.invalidParameter(error.field, error.description)
+        }
+        guard (0...FenceIndex.maximumAccuracy).contains(accuracy) else {
+            throw Problem.invalidParameter("accuracy", "accuracy is a radius in metres, 0…\(Int(FenceIndex.maximumAccuracy))")
+        }
+        return LocateResponse(position: position, accuracy: accuracy, hits: self.fences.index.locate(position, accuracy: accuracy))
+    }
+
+    static func parkID(_ context: AppRequestContext) throws -> ParkID {
+        let raw = try context.parameters.require("parkId")
+        guard Slug.isValid(raw) else { throw Problem.notFound("There is no park \"\(raw)\".") }
+        return ParkID(rawValue: raw)
+    }
+
+    static func noSuchPark(_ id: ParkID) -> Problem {
+        .notFound("There is no park \"\(id)\".")
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// The stable kinds of problem this service answers with. Each is the `type` of an RFC 9457
+/// problem, as a relative URI `/problems/<slug>`; README "Errors" lists them.
+public enum ProblemType: String, Sendable, CaseIterable {
+    case notFound = "not-found"
+    case methodNotAllowed = "method-not-allowed"
+    case invalidParameter = "invalid-parameter"
+    case malformedBody = "malformed-body"
+    case invalidParkFile = "invalid-park-file"
+    case payloadTooLarge = "payload-too-large"
+    case unsupportedMediaType = "unsupported-media-type"
+    case notReady = "not-ready"
+    case internalError = "internal-error"
+
+    public var uri: String { "/problems/\(self.rawValue)" }
+}
+
+/// An RFC 9457 problem: every error this service returns is one (`application/problem+json`).
+public struct Problem: Error, HTTPResponseError, Sendable {
+    /// A query or path parameter that was wrong (RFC 9457's `invalid-params`).
+    public struct InvalidParameter: Codable, Hashable, Sendable {
+        public var name: String
+        public var reason: String
+    }
+
+    /// A place in a request body that was wrong: a JSON pointer, and for GeoJSON the feature index.
+    public struct BodyError: Codable, Hashable, Sendable {
+        public var pointer: String
+        public var feature: Int?
+        public var detail: String
+    }
+
+    public var type: ProblemType
+    public var title: String
+    public var status: HTTPResponse.Status
+    public var detail: String
+    public var invalidParams: [InvalidParameter] = []
+    public var errors: [BodyError] = []
+    public var headers: HTTPFields = [:]
+
+    public init(
+        _ type: ProblemType, status: HTTPResponse.Status, title: String, detail: String,
+        invalidParams: [InvalidParameter] = [], errors: [BodyError] = []
+    ) {
+        self.type = type
+        self.status = status
+        self.title = title
+        self.detail = detail
+        self.invalidParams = invalidParams
+        self.errors = errors
+    }
+
+    public static func notFound(_ detail: String) -> Problem {
+        Problem(.notFound, status: .notFound, title: "Not found", detail: detail)
+    }
+
+    public static func invalidParameter(_ name: String, _ reason: String) -> Problem {
+        Problem(.invalidParameter, status: .badRequest, title: "Invalid parameter", detail: "Query parameter \(name): \(reason).",
+                invalidParams: [InvalidParameter(name: name, reason: reason)])
+    }
+
+    public static func internalError() -> Problem {
+        Problem(.internalError, status: .internalServerError, title: "Internal error",
+                detail: "The server could not complete the request. Quote the request id when reporting it.")
+    }
+
+    private struct Body: Encodable {
+        var type: String
+        var title: String
+        var status: Int
+        var detail: String
+        var instance: String?
+        var requestId: String
+        var invalidParams: [InvalidParameter]?
+        var errors: [BodyError]?
+
+        enum CodingKeys: String, CodingKey {
+            case type, title, status, detail, instance, requestId
+            case invalidParams = "invalid-params"
+            case errors
+        }
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        let body = Body(
+            type: self.type.uri, title: self.title, status: Int(self.status.code), detail: self.detail,
+            instance: request.uri.path, requestId: context.id,
+            invalidParams: self.invalidParams.isEmpty ? nil : self.invalidParams,
+            errors: self.errors.isEmpty ? nil : self.errors)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = try encoder.encode(body)
+        var headers = self.headers
+        headers[.contentType] = "application/problem+json"
+        return Response(status: self.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}

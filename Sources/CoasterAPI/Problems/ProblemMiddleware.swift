@@ -1,0 +1,99 @@
+import CoasterCore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import Logging
+
+/// Turns every error a route throws into an RFC 9457 problem. The one place that maps errors to
+/// HTTP: routes throw ``Problem``s or domain errors, never hand-built error bodies.
+///
+/// A 500 says nothing about internals; the error is logged with the request id, which the client
+/// gets in the problem and in the `X-Request-Id` header of every response.
+public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
+    public init() {}
+
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch {
+            let problem = Self.problem(for: error, request: request, context: context)
+            response = try problem.response(from: request, context: context)
+        }
+        response.headers[.requestID] = context.id
+        return response
+    }
+
+    static func problem(for error: any Error, request: Request, context: Context) -> Problem {
+        switch error {
+        case let problem as Problem:
+            return problem
+        case let error as DecodingError:
+            return Self.problem(decoding: error)
+        case let error as HTTPError:
+            switch error.status {
+            case .notFound:
+                return .notFound("No route matches \(request.method) \(request.uri.path).")
+            case .methodNotAllowed:
+                return Problem(.methodNotAllowed, status: .methodNotAllowed, title: "Method not allowed",
+                               detail: "\(request.method) is not allowed on \(request.uri.path).")
+            case .contentTooLarge:
+                return Problem(.payloadTooLarge, status: .contentTooLarge, title: "Request body too large",
+                               detail: "The body is larger than the \(context.maxUploadSize) bytes this route accepts.")
+            case .badRequest:
+                return Problem(.malformedBody, status: .badRequest, title: "Malformed request",
+                               detail: error.body ?? "The request could not be read.")
+            default:
+                var problem = Problem(.internalError, status: error.status, title: error.status.reasonPhrase,
+                                      detail: error.body ?? error.status.reasonPhrase)
+                problem.headers = error.headers
+                return problem
+            }
+        default:
+            context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
+            return .internalError()
+        }
+    }
+
+    /// A JSON body that did not decode: say where (a JSON pointer) and what was expected.
+    static func problem(decoding error: DecodingError) -> Problem {
+        func pointer(_ path: [any CodingKey]) -> String {
+            path.reduce(JSONPointer()) { p, key in
+                key.intValue.map { p.appending($0) } ?? p.appending(key.stringValue)
+            }.description
+        }
+        let (where_, detail): (String, String)
+        switch error {
+        case .keyNotFound(let key, let context):
+            (where_, detail) = (pointer(context.codingPath + [key]), "required member \"\(key.stringValue)\" is missing")
+        case .typeMismatch(let type, let context):
+            (where_, detail) = (pointer(context.codingPath), "expected \(Self.describe(type))")
+        case .valueNotFound(let type, let context):
+            (where_, detail) = (pointer(context.codingPath), "expected \(Self.describe(type)), found null")
+        case .dataCorrupted(let context):
+            let reason = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
+            (where_, detail) = (pointer(context.codingPath), reason ?? context.debugDescription)
+        @unknown default:
+            (where_, detail) = ("", "the body could not be decoded")
+        }
+        return Problem(.malformedBody, status: .badRequest, title: "Malformed request body",
+                       detail: where_.isEmpty ? detail : "\(where_): \(detail)",
+                       errors: [Problem.BodyError(pointer: where_, feature: nil, detail: detail)])
+    }
+
+    private static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Double.Type, is Float.Type: "a number"
+        case is Int.Type, is Int64.Type: "an integer"
+        case is Bool.Type: "a boolean"
+        default: "a value of type \(type)"
+        }
+    }
+}
+
+extension HTTPField.Name {
+    /// The id of the request, for matching a client's report with the server's log.
+    public static let requestID = HTTPField.Name("X-Request-Id")!
+}

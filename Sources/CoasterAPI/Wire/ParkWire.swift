@@ -1,0 +1,171 @@
+import CoasterCore
+import CoasterStore
+import Foundation
+import Hummingbird
+
+/// `GET /v1/parks`.
+struct ParkListResponse: ResponseEncodable, Sendable {
+    struct Item: Encodable, Sendable {
+        var id: ParkID
+        var name: String
+        var timeZone: String
+        var attribution: String?
+        /// `[minLon, minLat, maxLon, maxLat]`, as a GeoJSON bbox.
+        var bbox: [Double]
+        var rideCount: Int
+        var zoneCount: Int
+        var importedAt: Date
+    }
+
+    var parks: [Item]
+
+    init(_ summaries: [ParkSummary]) {
+        self.parks = summaries.map {
+            Item(id: $0.id, name: $0.name, timeZone: $0.timeZone, attribution: $0.attribution,
+                 bbox: [$0.bounds.minLon, $0.bounds.minLat, $0.bounds.maxLon, $0.bounds.maxLat],
+                 rideCount: $0.rideCount, zoneCount: $0.zoneCount, importedAt: $0.importedAt)
+        }
+    }
+}
+
+/// A ride as the API shows it.
+struct RideWire: Encodable, Sendable {
+    struct Stats: Encodable, Sendable {
+        var heightM: Double?
+        var speedKmh: Double?
+        var lengthM: Double?
+        var inversions: Int?
+        var manufacturer: String?
+        var model: String?
+        var opened: Int?
+        var material: String?
+        var source: String?
+    }
+
+    var id: RideID
+    var name: String
+    var type: RideType
+    var status: RideStatus
+    var land: String?
+    var minHeightCm: Int?
+    var maxHeightCm: Int?
+    /// The ride's own zone, when it has a footprint.
+    var zone: ZoneID?
+    var stats: Stats?
+
+    init(_ ride: Ride, zone: ZoneID?) {
+        self.id = ride.id
+        self.name = ride.name
+        self.type = ride.type
+        self.status = ride.status
+        self.land = ride.land
+        self.minHeightCm = ride.minHeightCm
+        self.maxHeightCm = ride.maxHeightCm
+        self.zone = zone
+        let s = ride.stats
+        self.stats = s.isEmpty ? nil : Stats(
+            heightM: s.heightM, speedKmh: s.speedKmh, lengthM: s.lengthM, inversions: s.inversions,
+            manufacturer: s.manufacturer, model: s.model, opened: s.opened, material: s.material, source: s.source)
+    }
+}
+
+/// `GET /v1/parks/{parkId}/rides`.
+struct RideListResponse: ResponseEncodable, Sendable {
+    var park: ParkID
+    var rides: [RideWire]
+}
+
+/// `GET /v1/parks/{parkId}`: the park and its zones as a GeoJSON FeatureCollection (RFC 7946,
+/// positions `[lon, lat]`), with the rides as a foreign member.
+struct ParkFeatureCollection: Encodable, Sendable {
+    struct Feature: Encodable, Sendable {
+        var type = "Feature"
+        var id: String
+        var properties: Properties
+        var geometry: GeoJSONMultiPolygon
+    }
+
+    struct Properties: Encodable, Sendable {
+        var kind: String
+        var name: String
+        var park: ParkID?
+        var ride: RideID?
+        var timeZone: String?
+    }
+
+    var type = "FeatureCollection"
+    var id: ParkID
+    var name: String
+    var attribution: String?
+    var bbox: [Double]?
+    var features: [Feature]
+    var rides: [RideWire]
+
+    init(_ definition: ParkDefinition) {
+        let park = definition.park
+        self.id = park.id
+        self.name = park.name
+        self.attribution = park.attribution
+        self.bbox = park.boundary.boundingBox.map { [$0.minLon, $0.minLat, $0.maxLon, $0.maxLat] }
+        var features = [Feature(
+            id: park.id.rawValue,
+            properties: Properties(kind: "park", name: park.name, park: nil, ride: nil, timeZone: park.timeZone),
+            geometry: GeoJSONMultiPolygon(park.boundary))]
+        for zone in definition.zones {
+            features.append(Feature(
+                id: zone.id.rawValue,
+                properties: Properties(kind: zone.kind.rawValue, name: zone.name, park: park.id, ride: zone.ride, timeZone: nil),
+                geometry: GeoJSONMultiPolygon(zone.area)))
+        }
+        self.features = features
+        let rideZones = Dictionary(
+            definition.zones.compactMap { z in z.kind == .ride ? z.ride.map { ($0, z.id) } : nil },
+            uniquingKeysWith: { a, _ in a })
+        self.rides = definition.rides.map { RideWire($0, zone: rideZones[$0.id]) }
+    }
+}
+
+/// A GeoJSON MultiPolygon geometry (`[lon, lat]` positions).
+struct GeoJSONMultiPolygon: Encodable, Sendable {
+    var type = "MultiPolygon"
+    var coordinates: [[[[Double]]]]
+
+    init(_ area: MultiPolygon) {
+        self.coordinates = area.polygons.map { polygon in
+            polygon.rings.map { ring in ring.map { [$0.lon, $0.lat] } }
+        }
+    }
+}
+
+/// `GET /v1/locate`.
+struct LocateResponse: ResponseEncodable, Sendable {
+    struct Zone: Encodable, Sendable {
+        var id: ZoneID
+        var kind: ZoneKind
+        var name: String
+        var ride: RideID?
+        var containment: Containment
+    }
+
+    struct Park: Encodable, Sendable {
+        var id: ParkID
+        var name: String
+        var containment: Containment
+        var zones: [Zone]
+    }
+
+    var position: Coordinate
+    /// Metres, as used (capped at the index's maximum).
+    var accuracy: Double
+    var parks: [Park]
+
+    init(position: Coordinate, accuracy: Double, hits: [ParkHit]) {
+        self.position = position
+        self.accuracy = accuracy
+        self.parks = hits.map { hit in
+            Park(id: hit.id, name: hit.name, containment: hit.containment, zones: hit.zones.map {
+                Zone(id: $0.id, kind: $0.kind, name: $0.name, ride: $0.ride, containment: $0.containment)
+            })
+        }
+    }
+}

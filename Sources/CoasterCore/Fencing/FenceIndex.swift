@@ -1,0 +1,212 @@
+import Foundation
+import Synchronization
+
+/// Where a position, blurred by its accuracy circle, stands relative to an area.
+///
+/// The rule (README "Inside, uncertain, outside"): with accuracy *r* metres, the fix may be anywhere
+/// in the circle of radius *r* around it. **inside**: the whole circle lies in the area (for
+/// *r* = 0, the point is in the area or on its boundary). **outside**: the circle does not touch
+/// the area. **uncertain**: anything else — the circle crosses the boundary.
+public enum Containment: String, Sendable, Codable, Hashable {
+    case inside, uncertain, outside
+}
+
+/// A zone that a located position is in or may be in.
+public struct ZoneHit: Hashable, Sendable {
+    public var id: ZoneID
+    public var kind: ZoneKind
+    public var name: String
+    public var ride: RideID?
+    public var containment: Containment
+}
+
+/// A park that a located position is in or may be in, with its zones.
+public struct ParkHit: Hashable, Sendable {
+    public var id: ParkID
+    public var name: String
+    public var containment: Containment
+    public var zones: [ZoneHit]
+}
+
+/// The in-memory geofence index: parks and zones as prepared GEOS geometries behind bounding-box
+/// trees. Built from the store at start and rebuilt (then swapped) after each import; the store is
+/// the source of truth.
+///
+/// Immutable once built, so it is shared freely. GEOS objects are not thread-safe, so the index keeps
+/// one replica of its prepared geometries per core, each behind its own lock; a lookup takes
+/// whichever replica is free.
+public final class FenceIndex: Sendable {
+    /// Accuracy radii above this (metres) are treated as this: a circle wider than a park says nothing.
+    public static let maximumAccuracy = 5_000.0
+
+    private struct ParkEntry: Sendable {
+        var id: ParkID
+        var name: String
+        var box: BoundingBox
+    }
+
+    private struct ZoneEntry: Sendable {
+        var id: ZoneID
+        var park: Int
+        var kind: ZoneKind
+        var name: String
+        var ride: RideID?
+        var box: BoundingBox
+    }
+
+    /// One copy of every prepared geometry, in one GEOS context. Never leaves its Mutex.
+    private final class Replica {
+        let context: GEOSContext
+        let parks: [GEOSPreparedGeometry]
+        let zones: [GEOSPreparedGeometry]
+
+        init(context: GEOSContext, parks: [GEOSPreparedGeometry], zones: [GEOSPreparedGeometry]) {
+            self.context = context
+            self.parks = parks
+            self.zones = zones
+        }
+    }
+
+    private let parkEntries: [ParkEntry]
+    private let zoneEntries: [ZoneEntry]
+    private let parkTree: BoxTree
+    private let zoneTree: BoxTree
+    /// Holds one replica's lock; a class because `Mutex` cannot be copied into an array.
+    private final class Slot: Sendable {
+        let replica: Mutex<Replica>
+
+        init(parks: [MultiPolygon], zones: [MultiPolygon]) throws(GEOSError) {
+            let context = GEOSContext()
+            var preparedParks: [GEOSPreparedGeometry] = []
+            for area in parks { preparedParks.append(try context.geometry(area).prepared()) }
+            var preparedZones: [GEOSPreparedGeometry] = []
+            for area in zones { preparedZones.append(try context.geometry(area).prepared()) }
+            self.replica = Mutex(Replica(context: context, parks: preparedParks, zones: preparedZones))
+        }
+    }
+
+    private let replicas: [Slot]
+    private let nextReplica = Atomic<Int>(0)
+    public let vertexCount: Int
+
+    /// An index with no parks.
+    public static let empty: FenceIndex = try! FenceIndex(parks: [], zones: [], replicas: 1)
+
+    /// Builds the index. Zones whose park is not among `parks` are ignored.
+    /// - Parameters:
+    ///   - replicas: copies of the prepared geometries; by default one per active core.
+    public init(parks: [Park], zones: [Zone], replicas: Int = ProcessInfo.processInfo.activeProcessorCount) throws(GEOSError) {
+        var parkIndex: [ParkID: Int] = [:]
+        var parkEntries: [ParkEntry] = []
+        var parkAreas: [MultiPolygon] = []
+        for park in parks {
+            guard let box = park.boundary.boundingBox, parkIndex[park.id] == nil else { continue }
+            parkIndex[park.id] = parkEntries.count
+            parkEntries.append(ParkEntry(id: park.id, name: park.name, box: box))
+            parkAreas.append(park.boundary)
+        }
+        var zoneEntries: [ZoneEntry] = []
+        var zoneAreas: [MultiPolygon] = []
+        for zone in zones {
+            guard let p = parkIndex[zone.park], let box = zone.area.boundingBox else { continue }
+            zoneEntries.append(ZoneEntry(id: zone.id, park: p, kind: zone.kind, name: zone.name, ride: zone.ride, box: box))
+            zoneAreas.append(zone.area)
+        }
+        self.parkEntries = parkEntries
+        self.zoneEntries = zoneEntries
+        self.parkTree = BoxTree(parkEntries.map(\.box))
+        self.zoneTree = BoxTree(zoneEntries.map(\.box))
+        self.vertexCount = parkAreas.reduce(0) { $0 + $1.vertexCount } + zoneAreas.reduce(0) { $0 + $1.vertexCount }
+        var built: [Slot] = []
+        for _ in 0..<max(1, replicas) {
+            built.append(try Slot(parks: parkAreas, zones: zoneAreas))
+        }
+        self.replicas = built
+    }
+
+    public var parkCount: Int { self.parkEntries.count }
+
+    /// The ids of the zones of one park.
+    public func zoneIDs(of park: ParkID) -> [ZoneID] {
+        self.zoneEntries.filter { self.parkEntries[$0.park].id == park }.map(\.id)
+    }
+    public var zoneCount: Int { self.zoneEntries.count }
+
+    /// The parks (and their zones) that the accuracy circle of `position` lies in or crosses,
+    /// inside before uncertain, then by name.
+    ///
+    /// - Parameters:
+    ///   - position: SRID 4326; must be valid.
+    ///   - accuracy: radius in metres (0 = an exact point); capped at ``maximumAccuracy``.
+    public func locate(_ position: Coordinate, accuracy: Double = 0) -> [ParkHit] {
+        let radius = accuracy.isFinite ? min(max(accuracy, 0), Self.maximumAccuracy) : Self.maximumAccuracy
+        let query = radius > 0
+            ? Geodesy.boundingBox(center: position, radius: radius)
+            : BoundingBox(minLon: position.lon, minLat: position.lat, maxLon: position.lon, maxLat: position.lat)
+        let parkCandidates = self.parkTree.search(query)
+        guard !parkCandidates.isEmpty else { return [] }
+        let zoneCandidates = self.zoneTree.search(query)
+        let ring = radius > 0 ? Geodesy.circumscribedCircle(center: position, radius: radius) : []
+        // A circle that crosses ±180° cannot be tested as one polygon; it can only touch.
+        let crossesAntimeridian = query.minLon < -180 || query.maxLon > 180
+
+        return self.withReplica { replica -> [ParkHit] in
+            do {
+                let probe = ring.isEmpty
+                    ? try replica.context.point(position)
+                    : try replica.context.geometry(Polygon(rings: [ring]))
+                func test(_ prepared: GEOSPreparedGeometry) throws -> Containment {
+                    if ring.isEmpty { return try prepared.covers(probe) ? .inside : .outside }
+                    guard try prepared.intersects(probe) else {
+                        return try crossesAntimeridian && prepared.covers(replica.context.point(position)) ? .uncertain : .outside
+                    }
+                    return try !crossesAntimeridian && prepared.covers(probe) ? .inside : .uncertain
+                }
+                var hits: [Int: ParkHit] = [:]
+                for p in parkCandidates {
+                    let c = try test(replica.parks[p])
+                    guard c != .outside else { continue }
+                    let entry = self.parkEntries[p]
+                    hits[p] = ParkHit(id: entry.id, name: entry.name, containment: c, zones: [])
+                }
+                for z in zoneCandidates {
+                    let entry = self.zoneEntries[z]
+                    guard hits[entry.park] != nil else { continue }
+                    let c = try test(replica.zones[z])
+                    guard c != .outside else { continue }
+                    hits[entry.park]!.zones.append(
+                        ZoneHit(id: entry.id, kind: entry.kind, name: entry.name, ride: entry.ride, containment: c))
+                }
+                return hits.values.map { hit in
+                    var hit = hit
+                    hit.zones.sort(by: Self.order)
+                    return hit
+                }.sorted(by: Self.order)
+            } catch {
+                // GEOS raised on geometry it accepted at import: treat as no match rather than fail a request.
+                return []
+            }
+        }
+    }
+
+    private static func order(_ a: ParkHit, _ b: ParkHit) -> Bool {
+        (a.containment == .inside ? 0 : 1, a.name, a.id.rawValue) < (b.containment == .inside ? 0 : 1, b.name, b.id.rawValue)
+    }
+
+    private static func order(_ a: ZoneHit, _ b: ZoneHit) -> Bool {
+        (a.containment == .inside ? 0 : 1, a.name, a.id.rawValue) < (b.containment == .inside ? 0 : 1, b.name, b.id.rawValue)
+    }
+
+    /// Runs `body` with a free replica, or waits for the one a round-robin counter names.
+    private func withReplica<R: Sendable>(_ body: (Replica) -> R) -> R {
+        let start = self.nextReplica.add(1, ordering: .relaxed).oldValue
+        let n = self.replicas.count
+        for offset in 0..<n {
+            let slot = (start &+ offset) % n
+            let attempt: R?? = self.replicas[slot < 0 ? slot + n : slot].replica.withLockIfAvailable { replica in body(replica) }
+            if let result = attempt ?? nil { return result }
+        }
+        let slot = start % n
+        return self.replicas[slot < 0 ? slot + n : slot].replica.withLock { replica in body(replica) }
+    }
+}

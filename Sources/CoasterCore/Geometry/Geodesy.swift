@@ -1,0 +1,122 @@
+import CProj
+import Foundation
+
+/// Distances and circles on the WGS84 ellipsoid, in metres.
+///
+/// Distances come from PROJ's implementation of Karney's geodesic algorithms (`geodesic.h`), which
+/// is what GeographicLib computes; nothing here is planar degrees.
+public enum Geodesy {
+    /// WGS84 semi-major axis, metres.
+    public static let semiMajorAxis = 6_378_137.0
+    /// WGS84 flattening.
+    public static let flattening = 1 / 298.257_223_563
+
+    private static let ellipsoid: geod_geodesic = {
+        var g = geod_geodesic()
+        geod_init(&g, semiMajorAxis, flattening)
+        return g
+    }()
+
+    /// Geodesic distance between two positions, metres.
+    public static func distance(_ a: Coordinate, _ b: Coordinate) -> Double {
+        var s12 = 0.0
+        var azi1 = 0.0
+        var azi2 = 0.0
+        withUnsafePointer(to: ellipsoid) { g in
+            geod_inverse(g, a.lat, a.lon, b.lat, b.lon, &s12, &azi1, &azi2)
+        }
+        return s12
+    }
+
+    /// The position `distance` metres from `start` along the geodesic with initial `azimuth`
+    /// (degrees clockwise from north).
+    public static func destination(from start: Coordinate, azimuth: Double, distance: Double) -> Coordinate {
+        var lat = 0.0
+        var lon = 0.0
+        var azi2 = 0.0
+        withUnsafePointer(to: ellipsoid) { g in
+            geod_direct(g, start.lat, start.lon, azimuth, distance, &lat, &lon, &azi2)
+        }
+        return Coordinate(lat: lat, lon: normalizedLongitude(lon))
+    }
+
+    /// A closed ring of `segments` geodesic destinations around `center` at `radius` metres.
+    /// Exact on the ellipsoid; used where a circle becomes stored geometry (buffered ride points).
+    public static func geodesicCircle(center: Coordinate, radius: Double, segments: Int = 32) -> [Coordinate] {
+        var ring = (0..<segments).map { i in
+            destination(from: center, azimuth: 360 * Double(i) / Double(segments), distance: radius)
+        }
+        ring.append(ring[0])
+        return ring
+    }
+
+    /// A closed polygon ring that *contains* the circle of `radius` metres around `center`.
+    ///
+    /// Cheap enough for every request: an ellipse in degrees from the ellipsoid's radii of curvature
+    /// at the centre (error of order (r/R)², under a millimetre at 5 km), with the radius scaled by
+    /// 1/cos(π/n) so that the polygon circumscribes the circle rather than cutting inside it.
+    public static func circumscribedCircle(center: Coordinate, radius: Double, segments: Int = 32) -> [Coordinate] {
+        let (dLat, dLon) = degreesPerMetre(at: center.lat)
+        let r = radius / cos(Double.pi / Double(segments))
+        var ring: [Coordinate] = []
+        ring.reserveCapacity(segments + 1)
+        for i in 0..<segments {
+            let theta = 2 * Double.pi * Double(i) / Double(segments)
+            ring.append(Coordinate(lat: center.lat + r * cos(theta) * dLat, lon: center.lon + r * sin(theta) * dLon))
+        }
+        ring.append(ring[0])
+        return ring
+    }
+
+    /// Degrees of latitude and of longitude per metre at a latitude (meridional and
+    /// prime-vertical radii of curvature). Near the poles the longitude figure is capped.
+    public static func degreesPerMetre(at latitude: Double) -> (lat: Double, lon: Double) {
+        let e2 = flattening * (2 - flattening)
+        let phi = max(-89.9, min(89.9, latitude)) * Double.pi / 180
+        let s = sin(phi)
+        let w = (1 - e2 * s * s).squareRoot()
+        let meridional = semiMajorAxis * (1 - e2) / (w * w * w)
+        let primeVertical = semiMajorAxis / w
+        let radToDeg = 180 / Double.pi
+        return (radToDeg / meridional, radToDeg / (primeVertical * cos(phi)))
+    }
+
+    /// A box in degrees holding every point within `radius` metres of `center`.
+    public static func boundingBox(center: Coordinate, radius: Double) -> BoundingBox {
+        let (dLat, dLon) = degreesPerMetre(at: center.lat)
+        // 1% margin covers the ellipse approximation and the circumscribed polygon.
+        let r = radius * 1.01
+        return BoundingBox(
+            minLon: center.lon - r * dLon, minLat: center.lat - r * dLat,
+            maxLon: center.lon + r * dLon, maxLat: center.lat + r * dLat)
+    }
+
+    /// A local plane around `origin`: metres east (x) and north (y), from the radii of curvature at
+    /// the origin. Within a few kilometres (a park) distances agree with the ellipsoid to well under
+    /// 0.1 %, which is what geometric checks in metres need.
+    public struct LocalPlane: Sendable {
+        public let origin: Coordinate
+        private let metresPerDegreeLat: Double
+        private let metresPerDegreeLon: Double
+
+        public init(origin: Coordinate) {
+            self.origin = origin
+            let (dLat, dLon) = Geodesy.degreesPerMetre(at: origin.lat)
+            self.metresPerDegreeLat = 1 / dLat
+            self.metresPerDegreeLon = 1 / dLon
+        }
+
+        /// (east, north) in metres.
+        public func project(_ c: Coordinate) -> (x: Double, y: Double) {
+            ((c.lon - self.origin.lon) * self.metresPerDegreeLon, (c.lat - self.origin.lat) * self.metresPerDegreeLat)
+        }
+    }
+
+    /// Longitude folded into −180…180.
+    public static func normalizedLongitude(_ lon: Double) -> Double {
+        var x = lon.truncatingRemainder(dividingBy: 360)
+        if x > 180 { x -= 360 }
+        if x < -180 { x += 360 }
+        return x
+    }
+}

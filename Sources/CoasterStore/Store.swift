@@ -1,0 +1,67 @@
+import Foundation
+import GRDB
+
+/// Why the store could not do what was asked.
+public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The file could not be opened or migrated; `reason` is a sentence for the operator.
+    case cannotOpen(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .cannotOpen(let path, let reason): "cannot open the database at \(path): \(reason)"
+        }
+    }
+}
+
+/// CoasterLife's durable record: one SQLite file in WAL mode with SpatiaLite on every connection.
+///
+/// All SQL of the service lives behind this type; its methods speak in domain operations and return
+/// CoasterCore values. Every method that writes does its reading, deciding and writing in one
+/// transaction.
+public struct Store: Sendable {
+    let pool: DatabasePool
+    let now: @Sendable () -> Date
+    /// The file's path.
+    public let path: String
+
+    /// Opens (creating if needed) and migrates the database at `path`.
+    /// - Parameters:
+    ///   - readers: the most concurrent read connections.
+    ///   - now: the clock, injected so tests can move time.
+    public init(path: String, readers: Int = 4, now: @escaping @Sendable () -> Date = Date.init) throws {
+        var configuration = Configuration()
+        configuration.maximumReaderCount = max(1, readers)
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            try SpatiaLite.attach(to: db)
+        }
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            self.pool = try DatabasePool(path: path, configuration: configuration)
+            try Migrations.migrator.migrate(self.pool)
+        } catch let error as DatabaseError {
+            throw StoreError.cannotOpen(path: path, reason: error.message ?? error.description)
+        } catch let error as SpatiaLiteError {
+            throw StoreError.cannotOpen(path: path, reason: error.description)
+        } catch {
+            throw StoreError.cannotOpen(path: path, reason: "\(error)")
+        }
+        self.path = path
+        self.now = now
+    }
+
+    /// Closes every connection; the store must not be used afterwards.
+    public func close() throws {
+        try self.pool.close()
+    }
+
+    /// Versions of the storage libraries, as SpatiaLite reports them.
+    public func versions() async throws -> [String: String] {
+        try await self.pool.read { db in
+            let row = try Row.fetchOne(
+                db, sql: "SELECT sqlite_version(), spatialite_version(), geos_version(), proj_version()")!
+            return ["sqlite": row[0], "spatialite": row[1], "geos": row[2], "proj": row[3]]
+        }
+    }
+}
