@@ -171,7 +171,7 @@ private struct ImportRun {
         var parkID = ParkID(rawValue: parkFeature.slug)
         let parkPointer = root.appending("features").appending(parkFeature.index)
         if let expectedPark {
-            if parkFeature.properties["id"] == nil {
+            if parkFeature.properties["id"] == nil || parkFeature.properties["id"] == .null {
                 parkID = expectedPark
             } else if parkID != expectedPark {
                 self.fail(parkFeature.index, parkPointer.appending("properties").appending("id"),

@@ -1,0 +1,135 @@
+import CoasterCore
+import Foundation
+import Testing
+
+@Suite("Coordinates, WKB and slugs")
+struct GeometryTests {
+    @Test(arguments: [
+        (41.48, -82.68, nil),
+        (90.0, 180.0, nil),
+        (-90.0, -180.0, nil),
+        (90.0001, 0.0, "lat"),
+        (0.0, -180.0001, "lon"),
+        (Double.nan, 0.0, "lat"),
+        (0.0, Double.infinity, "lon"),
+    ] as [(Double, Double, String?)])
+    func coordinateValidation(lat: Double, lon: Double, wrongField: String?) {
+        do {
+            let c = try Coordinate.validated(lat: lat, lon: lon)
+            #expect(wrongField == nil)
+            #expect(c.isValid)
+        } catch {
+            #expect(error.field == wrongField)
+        }
+    }
+
+    @Test func wkbRoundTripsExactly() throws {
+        let area = try Fixtures.park("cedar-point").park.boundary
+        let bytes = WKB.encode(area)
+        #expect(try WKB.decodeMultiPolygon(bytes) == area)
+    }
+
+    @Test func wkbRefusesGarbageWithoutCrashing() {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0..<200 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            _ = try? WKB.decodeMultiPolygon(bytes)
+        }
+        // A header that claims four billion polygons must fail fast, not allocate.
+        #expect(throws: WKB.DecodingError.tooLarge) { try WKB.decodeMultiPolygon([1, 6, 0, 0, 0, 255, 255, 255, 255]) }
+        #expect(throws: WKB.DecodingError.unsupportedType(1)) { try WKB.decodeMultiPolygon([1, 1, 0, 0, 0]) }
+    }
+
+    @Test(arguments: [
+        ("cedar-point", true), ("a", true), ("ride-2", true), ("", false), ("-a", false), ("a-", false),
+        ("a--b", false), ("Cedar", false), ("a_b", false), (String(repeating: "a", count: 65), false),
+    ])
+    func slugValidity(text: String, valid: Bool) {
+        #expect(Slug.isValid(text) == valid)
+    }
+
+    @Test(arguments: [
+        ("Millennium Force", "millennium-force"), ("4x4's", "4x4s"), ("Dr. Diabolical’s Cliffhanger", "dr-diabolicals-cliffhanger"),
+        ("Pôle Nord & Co", "pole-nord-and-co"), ("!!!", nil),
+    ] as [(String, String?)])
+    func slugFromName(name: String, slug: String?) {
+        #expect(Slug.make(from: name) == slug)
+    }
+}
+
+@Suite("Geodesy on WGS84")
+struct GeodesyTests {
+    /// Reference values from GeographicLib's GeodSolve (Karney 2013).
+    @Test func distanceMatchesGeographicLib() {
+        // GeodSolve -i: 40.6 -73.8 51.6 -0.5 → s12 5551759.400 m (JFK to LHR, the manual's example).
+        let s = Geodesy.distance(Coordinate(lat: 40.6, lon: -73.8), Coordinate(lat: 51.6, lon: -0.5))
+        #expect(abs(s - 5_551_759.400) < 0.001)
+    }
+
+    @Test func destinationInvertsDistance() {
+        let start = Coordinate(lat: 41.4817, lon: -82.6881)
+        for azimuth in stride(from: 0.0, to: 360, by: 30) {
+            let end = Geodesy.destination(from: start, azimuth: azimuth, distance: 250)
+            #expect(abs(Geodesy.distance(start, end) - 250) < 1e-6)
+        }
+    }
+
+    @Test(arguments: [0.0, 41.5, -33.9, 64.1, 89.0])
+    func circumscribedCircleContainsTheGeodesicCircle(latitude: Double) {
+        let center = Coordinate(lat: latitude, lon: 10)
+        let radius = 100.0
+        let ring = Geodesy.circumscribedCircle(center: center, radius: radius)
+        #expect(ring.first == ring.last)
+        // Every vertex lies at least r away (so every edge stays outside the circle) and not much more.
+        for vertex in ring {
+            let d = Geodesy.distance(center, vertex)
+            #expect(d >= radius / cos(Double.pi / 32) * 0.999)
+            #expect(d <= radius / cos(Double.pi / 32) * 1.001)
+        }
+        let box = Geodesy.boundingBox(center: center, radius: radius)
+        #expect(ring.allSatisfy(box.contains))
+    }
+
+    @Test func localPlaneAgreesWithGeodesicDistance() {
+        let origin = Coordinate(lat: 41.4817, lon: -82.6881)
+        let plane = Geodesy.LocalPlane(origin: origin)
+        let other = Geodesy.destination(from: origin, azimuth: 57, distance: 1_500)
+        let (x, y) = plane.project(other)
+        #expect(abs((x * x + y * y).squareRoot() - 1_500) / 1_500 < 0.001)
+    }
+}
+
+@Suite("Bounding-box tree")
+struct BoxTreeTests {
+    @Test(arguments: [0, 1, 15, 16, 17, 300, 5_000])
+    func searchAgreesWithBruteForce(count: Int) {
+        var generator = SeededGenerator(seed: UInt64(count) + 1)
+        let boxes = (0..<count).map { _ -> BoundingBox in
+            let x = Double.random(in: -10...10, using: &generator)
+            let y = Double.random(in: -10...10, using: &generator)
+            return BoundingBox(minLon: x, minLat: y, maxLon: x + Double.random(in: 0...0.5, using: &generator),
+                               maxLat: y + Double.random(in: 0...0.5, using: &generator))
+        }
+        let tree = BoxTree(boxes)
+        for _ in 0..<200 {
+            let x = Double.random(in: -11...11, using: &generator)
+            let y = Double.random(in: -11...11, using: &generator)
+            let query = BoundingBox(minLon: x, minLat: y, maxLon: x + 0.3, maxLat: y + 0.3)
+            let expected = boxes.indices.filter { boxes[$0].intersects(query) }
+            #expect(tree.search(query).sorted() == expected)
+        }
+    }
+}
+
+/// SplitMix64: deterministic randomness for reproducible tests.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { self.state = seed }
+    mutating func next() -> UInt64 {
+        self.state &+= 0x9E37_79B9_7F4A_7C15
+        var z = self.state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

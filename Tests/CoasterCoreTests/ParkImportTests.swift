@@ -1,0 +1,167 @@
+import CoasterCore
+import Foundation
+import Testing
+
+@Suite("Park file validation")
+struct ParkImportTests {
+    @Test(arguments: ["cedar-point", "kings-island", "six-flags-fiesta-texas"])
+    func shippedParksAreValid(name: String) throws {
+        let definition = try Fixtures.park(name)
+        #expect(definition.park.id.rawValue == name)
+        #expect(!definition.zones.isEmpty)
+        #expect(TimeZone(identifier: definition.park.timeZone) != nil)
+        #expect(definition.park.attribution?.contains("OpenStreetMap contributors") == true)
+    }
+
+    @Test func cedarPointHasMillenniumForceWithStatsAndAZoneInsideThePark() throws {
+        let cp = try Fixtures.park("cedar-point")
+        let ride = try #require(cp.rides.first { $0.name == "Millennium Force" })
+        #expect(ride.id == "cedar-point.millennium-force")
+        #expect(ride.type == .coaster)
+        #expect(ride.stats.manufacturer == "Intamin")
+        #expect(ride.stats.opened == 2000)
+        let zone = try #require(cp.zones.first { $0.ride == ride.id })
+        #expect(zone.kind == .ride)
+        // Buffered from its station point: inside the park, about π·25² m² (clipped at the fence at most).
+        #expect(try Self.areaOutside(zone.area, park: cp.park.boundary) < 1e-12)
+    }
+
+    /// Square degrees of `area` outside `park`: zero up to the rounding of clipped vertices.
+    static func areaOutside(_ area: MultiPolygon, park: MultiPolygon) throws -> Double {
+        let context = GEOSContext()
+        return try context.geometry(area).difference(context.geometry(park)).area()
+    }
+
+    /// The OpenStreetMap file as published, before data/parks dropped what the rules refuse.
+    @Test func rawOSMCedarPointIsRejectedWholeWithFeatureIndexAndReason() throws {
+        let data = try Data(contentsOf: Fixtures.shared.appendingPathComponent("data/osm-park-geofences/cedar-point.geojson"))
+        let rejection = try #require(throws: ImportRejection.self) { try ParkImporter().definition(from: data) }
+        let lighthouse = try #require(rejection.issues.first { $0.feature == 1 })
+        #expect(lighthouse.pointer == "/features/1/geometry")
+        #expect(lighthouse.reason.contains("Lighthouse Point"))
+        #expect(lighthouse.reason.contains("outside its park's boundary"))
+        #expect(rejection.issues.contains { $0.reason.contains("Sand Bar Stage") && $0.pointer == "/features/52/geometry/coordinates" })
+    }
+
+    @Test func aLandSharingTheFenceIsClippedToThePark() throws {
+        // Gemini Midway overshoots the Cedar Point fence by a few metres in OSM; it is kept, clipped.
+        let cp = try Fixtures.park("cedar-point")
+        let gemini = try #require(cp.zones.first { $0.id == "cedar-point.gemini-midway" })
+        #expect(try Self.areaOutside(gemini.area, park: cp.park.boundary) < 1e-12)
+        let raw = try Data(contentsOf: Fixtures.shared.appendingPathComponent("data/osm-park-geofences/cedar-point.geojson"))
+        #expect(raw.range(of: Data("Gemini Midway".utf8)) != nil)
+    }
+
+    struct BadCase: Sendable, CustomTestStringConvertible {
+        var name: String
+        var document: Data
+        var feature: Int?
+        var pointer: String
+        var reason: String
+        var testDescription: String { self.name }
+    }
+
+    static let square = Fixtures.square(minLon: 0.002, minLat: 0.002, size: 0.001)
+    static let badCases: [BadCase] = [
+        BadCase(name: "not JSON", document: Data("{".utf8), feature: nil, pointer: "", reason: "not valid JSON"),
+        BadCase(name: "not a collection", document: Data(#"{"type":"Feature"}"#.utf8), feature: nil, pointer: "/type", reason: "FeatureCollection"),
+        BadCase(name: "no park", document: Data(#"{"type":"FeatureCollection","features":[]}"#.utf8), feature: nil, pointer: "/features", reason: "kind"),
+        BadCase(name: "latitude out of range",
+                document: Fixtures.document(features: [Fixtures.feature("land", "L", geometry: ["type": "Polygon", "coordinates": [[[0.001, 0.001], [0.002, 91], [0.003, 0.001], [0.001, 0.001]]]])]),
+                feature: 1, pointer: "/features/1/geometry/coordinates/0/1/1", reason: "lat 91"),
+        BadCase(name: "longitude out of range",
+                document: Fixtures.document(features: [Fixtures.feature("poi", "P", geometry: ["type": "Point", "coordinates": [180.5, 0.001]])]),
+                feature: 1, pointer: "/features/1/geometry/coordinates/0", reason: "lon 180.5"),
+        BadCase(name: "antimeridian edge",
+                document: Fixtures.document(features: [Fixtures.feature("land", "L", geometry: ["type": "Polygon", "coordinates": [[[179.9, 0.0], [-179.9, 0.0], [-179.9, 0.1], [179.9, 0.0]]]])]),
+                feature: 1, pointer: "/features/1/geometry/coordinates/0/1", reason: "antimeridian"),
+        BadCase(name: "open ring",
+                document: Fixtures.document(features: [Fixtures.feature("land", "L", geometry: ["type": "Polygon", "coordinates": [[[0.001, 0.001], [0.002, 0.001], [0.002, 0.002], [0.001, 0.002]]]])]),
+                feature: 1, pointer: "/features/1/geometry/coordinates/0", reason: "not closed"),
+        BadCase(name: "short ring",
+                document: Fixtures.document(features: [Fixtures.feature("land", "L", geometry: ["type": "Polygon", "coordinates": [[[0.001, 0.001], [0.002, 0.001], [0.001, 0.001]]]])]),
+                feature: 1, pointer: "/features/1/geometry/coordinates/0", reason: "at least 4 positions"),
+        BadCase(name: "self-intersecting (bowtie)",
+                document: Fixtures.document(features: [Fixtures.feature("land", "Bow", geometry: ["type": "Polygon", "coordinates": [[[0.001, 0.001], [0.003, 0.003], [0.003, 0.001], [0.001, 0.003], [0.001, 0.001]]]])]),
+                feature: 1, pointer: "/features/1/geometry", reason: "Self-intersection"),
+        BadCase(name: "zone outside the park",
+                document: Fixtures.document(features: [Fixtures.feature("land", "Far", geometry: ["type": "Polygon", "coordinates": [Fixtures.square(minLon: 0.02, minLat: 0.02, size: 0.001)]])]),
+                feature: 1, pointer: "/features/1/geometry", reason: "outside its park's boundary"),
+        BadCase(name: "ride point outside the park",
+                document: Fixtures.document(features: [Fixtures.feature("ride", "Far Ride", geometry: ["type": "Point", "coordinates": [0.05, 0.05]])]),
+                feature: 1, pointer: "/features/1/geometry/coordinates", reason: "outside its park's boundary"),
+        BadCase(name: "duplicate ids",
+                document: Fixtures.document(features: [Fixtures.feature("land", "A", id: "same", geometry: ["type": "Polygon", "coordinates": [square]]),
+                                                       Fixtures.feature("poi", "B", id: "same", geometry: ["type": "Point", "coordinates": [0.005, 0.005]])]),
+                feature: 2, pointer: "/features/2/properties/id", reason: "already used by feature 1"),
+        BadCase(name: "bad id", document: Fixtures.document(features: [Fixtures.feature("land", "A", id: "Not A Slug", geometry: ["type": "Polygon", "coordinates": [square]])]),
+                feature: 1, pointer: "/features/1/properties/id", reason: "a-z"),
+        BadCase(name: "unknown kind", document: Fixtures.document(features: [Fixtures.feature("castle", "A", geometry: ["type": "Polygon", "coordinates": [square]])]),
+                feature: 1, pointer: "/features/1/properties/kind", reason: "kind must be"),
+        BadCase(name: "two parks", document: Fixtures.document(features: [Fixtures.feature("park", "Again", geometry: ["type": "Polygon", "coordinates": [square]])]),
+                feature: 1, pointer: "/features/1", reason: "second park"),
+        BadCase(name: "queue without its ride", document: Fixtures.document(features: [Fixtures.feature("queue", "Q", geometry: ["type": "Polygon", "coordinates": [square]], extra: ["ride": "nope"])]),
+                feature: 1, pointer: "/features/1/properties/ride", reason: "queue zone"),
+        BadCase(name: "land without geometry", document: Fixtures.document(features: [Fixtures.feature("land", "L", geometry: nil)]),
+                feature: 1, pointer: "/features/1/geometry", reason: "needs a geometry"),
+        BadCase(name: "line geometry", document: Fixtures.document(features: [Fixtures.feature("land", "L", geometry: ["type": "LineString", "coordinates": [[0.001, 0.001], [0.002, 0.002]]])]),
+                feature: 1, pointer: "/features/1/geometry/type", reason: "unsupported geometry type"),
+        BadCase(name: "bad ride type", document: Fixtures.document(features: [Fixtures.feature("ride", "R", geometry: ["type": "Point", "coordinates": [0.005, 0.005]], extra: ["type": "rocket"])]),
+                feature: 1, pointer: "/features/1/properties/type", reason: "type must be one of"),
+        BadCase(name: "stats out of range", document: Fixtures.document(features: [Fixtures.feature("ride", "R", geometry: ["type": "Point", "coordinates": [0.005, 0.005]], extra: ["stats": ["speed_kmh": -3]])]),
+                feature: 1, pointer: "/features/1/properties/stats/speed_kmh", reason: "number in"),
+        BadCase(name: "radius out of range", document: Fixtures.document(features: [Fixtures.feature("ride", "R", geometry: ["type": "Point", "coordinates": [0.005, 0.005]], extra: ["radius_m": 5000])]),
+                feature: 1, pointer: "/features/1/properties/radius_m", reason: "radius_m"),
+        BadCase(name: "bad time zone", document: Fixtures.document(park: ["timezone": "Mars/Olympus"]),
+                feature: 0, pointer: "/features/0/properties/timezone", reason: "IANA"),
+    ]
+
+    @Test(arguments: badCases)
+    func badFilesAreRejectedWithWhereAndWhy(_ bad: BadCase) throws {
+        let rejection = try #require(throws: ImportRejection.self) { try ParkImporter().definition(from: bad.document) }
+        let issue = try #require(rejection.issues.first, "no issue reported")
+        #expect(issue.feature == bad.feature)
+        #expect(issue.pointer == bad.pointer)
+        #expect(issue.reason.contains(bad.reason), "reason was: \(issue.reason)")
+    }
+
+    @Test func expectedParkIDComesFromThePathOrMustMatch() throws {
+        let noID = Fixtures.document(park: ["id": NSNull()])
+        #expect(try ParkImporter().definition(from: noID, expectedPark: "from-path").park.id == "from-path")
+        let rejection = try #require(throws: ImportRejection.self) {
+            try ParkImporter().definition(from: Fixtures.document(), expectedPark: "other")
+        }
+        #expect(rejection.issues.first?.pointer == "/features/0/properties/id")
+    }
+
+    @Test func pointZonesAreBufferedByTheDocumentedRadiusAndClippedAtTheFence() throws {
+        // One ride in the middle, one 5 m inside the park's west edge (lon 0).
+        let metreInDegrees = Geodesy.degreesPerMetre(at: 0.005).lon
+        let document = Fixtures.document(features: [
+            Fixtures.feature("ride", "Middle", geometry: ["type": "Point", "coordinates": [0.005, 0.005]]),
+            Fixtures.feature("ride", "Edge", geometry: ["type": "Point", "coordinates": [5 * metreInDegrees, 0.005]], extra: ["radius_m": 20]),
+            Fixtures.feature("poi", "Twice", geometry: ["type": "MultiPoint", "coordinates": [[0.003, 0.003], [0.007, 0.007]]]),
+        ])
+        let d = try ParkImporter().definition(from: document)
+        let middle = try #require(d.zones.first { $0.name == "Middle" })
+        let box = try #require(middle.area.boundingBox)
+        let widthMetres = (box.maxLon - box.minLon) / metreInDegrees
+        #expect(abs(widthMetres - 2 * ParkImporter.defaultPointRadius) < 0.5)
+        let edge = try #require(d.zones.first { $0.name == "Edge" })
+        #expect(try #require(edge.area.boundingBox).minLon >= 0)
+        #expect(d.zones.first { $0.name == "Twice" }?.area.polygons.count == 2)
+        #expect(d.rides.map(\.name) == ["Middle", "Edge"])
+    }
+
+    @Test func hugeCoordinateArraysAreRefusedByTheLimit() throws {
+        var limits = ParkImporter.Limits()
+        limits.maxVerticesPerFeature = 100
+        let ring = (0..<200).map { i -> [Double] in
+            let a = 2 * Double.pi * Double(i) / 200
+            return [0.005 + 0.001 * cos(a), 0.005 + 0.001 * sin(a)]
+        }
+        let document = Fixtures.document(features: [Fixtures.feature("land", "Round", geometry: ["type": "Polygon", "coordinates": [ring + [ring[0]]]])])
+        let rejection = try #require(throws: ImportRejection.self) { try ParkImporter(limits: limits).definition(from: document) }
+        #expect(rejection.issues.first?.reason.contains("too many vertices") == true)
+    }
+}
