@@ -76,7 +76,10 @@ let package = Package(
             name: "CoasterAPITests",
             dependencies: [
                 "CoasterAPI", "CoasterStore", "CoasterCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
     ]

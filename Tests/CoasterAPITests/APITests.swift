@@ -1,0 +1,195 @@
+import CoasterAPI
+import CoasterCore
+import CoasterStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+
+/// The real application over a real temporary database seeded with data/parks.
+struct TestService {
+    static let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let directory: URL
+    let configuration: ServiceConfiguration
+    let service: Service
+
+    init(port: Int = 0) async throws {
+        self.directory = FileManager.default.temporaryDirectory.appendingPathComponent("coasterlife-api-\(UUID().uuidString)")
+        self.configuration = ServiceConfiguration(
+            host: "127.0.0.1", port: port, databasePath: self.directory.appendingPathComponent("api.sqlite").path,
+            seedParksDirectory: Self.repoRoot.appendingPathComponent("data/parks").path)
+        self.service = try await Service.open(self.configuration, logger: Logger(label: "test"))
+    }
+
+    func app() throws -> some ApplicationProtocol {
+        try buildApplication(self.configuration, service: self.service, logger: Logger(label: "test"))
+    }
+
+    func remove() {
+        try? self.service.store.close()
+        try? FileManager.default.removeItem(at: self.directory)
+    }
+
+    /// Runs `body` against the application in `.router` mode.
+    static func withApp(_ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        let s = try await TestService()
+        defer { s.remove() }
+        try await s.app().test(.router) { client in try await body(client) }
+    }
+}
+
+func json(_ buffer: ByteBuffer) throws -> [String: Any] {
+    try #require(try JSONSerialization.jsonObject(with: Data(buffer.readableBytesView)) as? [String: Any])
+}
+
+/// Asserts a response is an RFC 9457 problem of the given status and type.
+@discardableResult
+func expectProblem(_ response: TestResponse, _ status: HTTPResponse.Status, _ type: ProblemType,
+                   sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
+    #expect(response.status == status, sourceLocation: sourceLocation)
+    #expect(response.headers[.contentType] == "application/problem+json", sourceLocation: sourceLocation)
+    let body = try json(response.body)
+    #expect(body["type"] as? String == type.uri, sourceLocation: sourceLocation)
+    #expect(body["status"] as? Int == Int(status.code), sourceLocation: sourceLocation)
+    #expect((body["requestId"] as? String)?.isEmpty == false, sourceLocation: sourceLocation)
+    #expect(response.headers[.requestID] == body["requestId"] as? String, sourceLocation: sourceLocation)
+    return body
+}
+
+@Suite("HTTP API")
+struct APITests {
+    @Test func healthAndReadiness() async throws {
+        try await TestService.withApp { client in
+            try await client.execute(uri: "/health", method: .get) { response in
+                #expect(response.status == .ok)
+                let body = try json(response.body)
+                #expect(body["status"] as? String == "ok")
+            }
+            try await client.execute(uri: "/ready", method: .get) { response in
+                #expect(response.status == .ok)
+                let body = try json(response.body)
+                #expect(body["parks"] as? Int == 3)
+            }
+        }
+    }
+
+    @Test func listsTheThreeRealParks() async throws {
+        try await TestService.withApp { client in
+            try await client.execute(uri: "/v1/parks", method: .get) { response in
+                #expect(response.status == .ok)
+                let parks = try #require(try json(response.body)["parks"] as? [[String: Any]])
+                #expect(parks.map { $0["id"] as? String } == ["cedar-point", "kings-island", "six-flags-fiesta-texas"])
+                #expect((parks[0]["attribution"] as? String)?.contains("© OpenStreetMap contributors") == true)
+                #expect((parks[0]["bbox"] as? [Double])?.count == 4)
+            }
+        }
+    }
+
+    @Test func oneParkIsGeoJSONWithZonesAndRides() async throws {
+        try await TestService.withApp { client in
+            try await client.execute(uri: "/v1/parks/cedar-point", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "application/geo+json")
+                let body = try json(response.body)
+                #expect(body["type"] as? String == "FeatureCollection")
+                let features = try #require(body["features"] as? [[String: Any]])
+                let park = try #require(features.first)
+                #expect((park["properties"] as? [String: Any])?["kind"] as? String == "park")
+                let geometry = try #require(park["geometry"] as? [String: Any])
+                #expect(geometry["type"] as? String == "MultiPolygon")
+                // Positions are [lon, lat]: Cedar Point is at lon ≈ −82.7, lat ≈ 41.5.
+                let first = try #require((geometry["coordinates"] as? [[[[Double]]]])?.first?.first?.first)
+                #expect(abs(first[0] + 82.68) < 0.1 && abs(first[1] - 41.48) < 0.1)
+                #expect(features.contains { ($0["properties"] as? [String: Any])?["kind"] as? String == "land" })
+                #expect((body["rides"] as? [Any])?.isEmpty == false)
+            }
+        }
+    }
+
+    @Test func ridesCarryStats() async throws {
+        try await TestService.withApp { client in
+            try await client.execute(uri: "/v1/parks/cedar-point/rides", method: .get) { response in
+                #expect(response.status == .ok)
+                let rides = try #require(try json(response.body)["rides"] as? [[String: Any]])
+                let mf = try #require(rides.first { $0["name"] as? String == "Millennium Force" })
+                #expect(mf["id"] as? String == "cedar-point.millennium-force")
+                #expect(mf["zone"] as? String == "cedar-point.millennium-force")
+                let stats = try #require(mf["stats"] as? [String: Any])
+                #expect(stats["manufacturer"] as? String == "Intamin")
+            }
+        }
+    }
+
+    @Test(arguments: ["/v1/parks/atlantis", "/v1/parks/atlantis/rides", "/v1/parks/NOT%20A%20SLUG", "/v2/nothing"])
+    func unknownThingsAre404Problems(uri: String) async throws {
+        try await TestService.withApp { client in
+            try await client.execute(uri: uri, method: .get) { response in
+                _ = try expectProblem(response, .notFound, .notFound)
+            }
+        }
+    }
+
+    @Test func locateNamesCedarPointAsInTheREADME() async throws {
+        try await TestService.withApp { client in
+            try await client.execute(uri: "/v1/locate?lat=41.4822&lon=-82.6835&accuracy=10", method: .get) { response in
+                #expect(response.status == .ok)
+                let body = try json(response.body)
+                let parks = try #require(body["parks"] as? [[String: Any]])
+                #expect(parks.first?["name"] as? String == "Cedar Point")
+                #expect(parks.first?["containment"] as? String == "inside")
+            }
+            try await client.execute(uri: "/v1/locate?lat=41.481656&lon=-82.688132", method: .get) { response in
+                let parks = try #require(try json(response.body)["parks"] as? [[String: Any]])
+                let zones = try #require(parks.first?["zones"] as? [[String: Any]])
+                #expect(zones.contains { $0["ride"] as? String == "cedar-point.millennium-force" })
+            }
+            try await client.execute(uri: "/v1/locate?lat=0&lon=0", method: .get) { response in
+                #expect(response.status == .ok)
+                let body = try json(response.body)
+                #expect((body["parks"] as? [Any])?.isEmpty == true)
+            }
+        }
+    }
+
+    struct BadLocate: Sendable, CustomTestStringConvertible {
+        var query: String
+        var parameter: String
+        var testDescription: String { self.query }
+    }
+
+    @Test(arguments: [
+        BadLocate(query: "lon=-82.6", parameter: "lat"),
+        BadLocate(query: "lat=41.4", parameter: "lon"),
+        BadLocate(query: "lat=91&lon=0", parameter: "lat"),
+        BadLocate(query: "lat=0&lon=-180.01", parameter: "lon"),
+        BadLocate(query: "lat=abc&lon=0", parameter: "lat"),
+        BadLocate(query: "lat=nan&lon=0", parameter: "lat"),
+        BadLocate(query: "lat=0&lon=inf", parameter: "lon"),
+        BadLocate(query: "lat=0&lon=0&accuracy=-1", parameter: "accuracy"),
+        BadLocate(query: "lat=0&lon=0&accuracy=5001", parameter: "accuracy"),
+    ])
+    func badCoordinatesAre400WithTheParameterNamed(_ bad: BadLocate) async throws {
+        try await TestService.withApp { client in
+            try await client.execute(uri: "/v1/locate?\(bad.query)", method: .get) { response in
+                let body = try expectProblem(response, .badRequest, .invalidParameter)
+                let params = try #require(body["invalid-params"] as? [[String: Any]])
+                #expect(params.first?["name"] as? String == bad.parameter)
+            }
+        }
+    }
+
+    @Test func liveServerSmokeTest() async throws {
+        let s = try await TestService()
+        defer { s.remove() }
+        try await s.app().test(.live) { client in
+            try await client.execute(uri: "/v1/locate?lat=41.4822&lon=-82.6835&accuracy=10", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.requestID] != nil)
+                let parks = try #require(try json(response.body)["parks"] as? [[String: Any]])
+                #expect(parks.first?["id"] as? String == "cedar-point")
+            }
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import CoasterCore
+import CoasterStore
+import Foundation
+import Testing
+
+/// A fresh database file per test, removed afterwards.
+struct TemporaryStore {
+    let directory: URL
+    let store: Store
+
+    init(now: @escaping @Sendable () -> Date = Date.init) throws {
+        self.directory = FileManager.default.temporaryDirectory.appendingPathComponent("coasterlife-store-\(UUID().uuidString)")
+        self.store = try Store(path: self.directory.appendingPathComponent("test.sqlite").path, now: now)
+    }
+
+    func remove() {
+        try? self.store.close()
+        try? FileManager.default.removeItem(at: self.directory)
+    }
+}
+
+enum Parks {
+    static let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static func definition(_ name: String) throws -> ParkDefinition {
+        try ParkImporter().definition(from: Data(contentsOf: repoRoot.appendingPathComponent("data/parks/\(name).geojson")))
+    }
+    static let all = ["cedar-point", "kings-island", "six-flags-fiesta-texas"]
+}
+
+@Suite("SpatiaLite store")
+struct StoreTests {
+    @Test func opensWithSpatiaLiteOnEveryConnection() async throws {
+        let t = try TemporaryStore()
+        defer { t.remove() }
+        let versions = try await t.store.versions()
+        #expect(versions["spatialite"]?.hasPrefix("5.") == true)
+        #expect(versions["geos"]?.hasPrefix("3.") == true)
+        // Reopening runs no migration twice and keeps the data.
+        _ = try await t.store.replaceParks([try Parks.definition("kings-island")])
+        try t.store.close()
+        let reopened = try Store(path: t.store.path)
+        #expect(try await reopened.parkSummaries().map(\.id) == ["kings-island"])
+        try reopened.close()
+    }
+
+    @Test func failingSpatiaLiteAdminCallsThrowInsteadOfReturningZero() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coasterlife-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // A directory where the file should be: opening must fail with a sentence, not crash.
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("db.sqlite"), withIntermediateDirectories: true)
+        #expect(throws: StoreError.self) { try Store(path: directory.appendingPathComponent("db.sqlite").path) }
+    }
+
+    @Test func realParksRoundTripExactly() async throws {
+        let t = try TemporaryStore()
+        defer { t.remove() }
+        let definitions = try Parks.all.map(Parks.definition)
+        let written = try await t.store.replaceParks(definitions)
+        #expect(written.map(\.replaced) == [false, false, false])
+        for definition in definitions {
+            let stored = try #require(try await t.store.park(definition.park.id))
+            #expect(stored.park.boundary == definition.park.boundary)
+            #expect(stored.zones == definition.zones)
+            #expect(stored.rides == definition.rides)
+        }
+        let summaries = try await t.store.parkSummaries()
+        #expect(summaries.map(\.name) == ["Cedar Point", "Kings Island", "Six Flags Fiesta Texas"])
+        let cp = try #require(summaries.first)
+        #expect(cp.rideCount == definitions[0].rides.count)
+        #expect(cp.bounds.contains(Coordinate(lat: 41.4822, lon: -82.6835)))
+    }
+
+    @Test func reimportReplacesZonesAndUnlistsMissingRides() async throws {
+        let t = try TemporaryStore()
+        defer { t.remove() }
+        var cp = try Parks.definition("cedar-point")
+        _ = try await t.store.replaceParks([cp])
+        let removed = cp.rides.removeLast()
+        cp.zones.removeAll { $0.ride == removed.id }
+        cp.park.name = "Cedar Point (renamed)"
+        let result = try #require(try await t.store.replaceParks([cp]).first)
+        #expect(result.replaced)
+        #expect(result.unlistedRides == 1)
+        let stored = try #require(try await t.store.park(cp.park.id))
+        #expect(stored.park.name == "Cedar Point (renamed)")
+        #expect(stored.zones.count == cp.zones.count)
+        #expect(try await t.store.rides(in: cp.park.id)?.contains { $0.id == removed.id } == false)
+    }
+
+    @Test func aFailingImportWritesNothing() async throws {
+        let t = try TemporaryStore()
+        defer { t.remove() }
+        let ki = try Parks.definition("kings-island")
+        _ = try await t.store.replaceParks([ki])
+        // The second park's zone names a ride that does not exist: the foreign key fails mid-way.
+        var cp = try Parks.definition("cedar-point")
+        cp.zones[0].ride = "cedar-point.no-such-ride"
+        var kiChanged = ki
+        kiChanged.park.name = "Should not be written"
+        await #expect(throws: (any Error).self) { try await t.store.replaceParks([kiChanged, cp]) }
+        #expect(try await t.store.parkSummaries().map(\.name) == ["Kings Island"])
+        #expect(try await t.store.park("cedar-point") == nil)
+    }
+
+    @Test func spatialiteAgreesWithTheFenceIndex() async throws {
+        let t = try TemporaryStore()
+        defer { t.remove() }
+        let definitions = try Parks.all.map(Parks.definition)
+        _ = try await t.store.replaceParks(definitions)
+        let stored = try await t.store.allParks()
+        let index = try FenceIndex(parks: stored.map(\.park), zones: stored.flatMap(\.zones), replicas: 1)
+        var generator = SystemRandomNumberGenerator()
+        for definition in definitions {
+            let box = try #require(definition.park.boundary.boundingBox)
+            for _ in 0..<300 {
+                let p = Coordinate(lat: .random(in: box.minLat...box.maxLat, using: &generator),
+                                   lon: .random(in: box.minLon...box.maxLon, using: &generator))
+                let sql = try await t.store.parkIDs(covering: p)
+                #expect(sql == index.locate(p).map(\.id), "at \(p)")
+            }
+        }
+    }
+
+    @Test func unknownParkIsNil() async throws {
+        let t = try TemporaryStore()
+        defer { t.remove() }
+        #expect(try await t.store.park("nowhere") == nil)
+        #expect(try await t.store.rides(in: "nowhere") == nil)
+    }
+}
