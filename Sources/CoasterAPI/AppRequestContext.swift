@@ -1,12 +1,30 @@
+import CoasterCore
 import Foundation
 import Hummingbird
+import NIOCore
+
+/// Who is calling, once a bearer token (or OwnTracks' Basic credentials) has been checked.
+public struct Identity: Hashable, Sendable {
+    public var id: UserID
+    public var username: String
+    public var role: Role
+    /// The SHA-256 of the bearer token, so logout can revoke exactly this session.
+    public var tokenHash: Data?
+}
 
 /// The request context of every CoasterLife route.
 public struct AppRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
+    /// Set by the authentication middleware when the request carries a valid token.
+    public var identity: Identity?
+    /// Why a presented token was refused, for the 401 problem's detail.
+    var authenticationFailure: String?
+    /// The peer's IP address (no port), or "unknown"; throttles key on it.
+    public let clientAddress: String
 
     public init(source: Source) {
         self.coreContext = .init(source: source)
+        self.clientAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
     }
 
     /// Park files are the largest bodies the service takes (README "Limits").
@@ -21,4 +39,10 @@ public struct AppRequestContext: RequestContext {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
     }()
+
+    /// The caller, or a 401 problem.
+    func requireIdentity() throws -> Identity {
+        guard let identity else { throw Problem.unauthorized(self.authenticationFailure) }
+        return identity
+    }
 }

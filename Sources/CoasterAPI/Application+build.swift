@@ -12,12 +12,17 @@ public struct ServiceConfiguration: Sendable {
     public var databasePath: String
     /// Park files loaded into an empty database on first start (`nil`: none).
     public var seedParksDirectory: String?
+    public var accounts: AccountPolicy
 
-    public init(host: String = "127.0.0.1", port: Int = 8080, databasePath: String, seedParksDirectory: String? = nil) {
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, databasePath: String, seedParksDirectory: String? = nil,
+        accounts: AccountPolicy = AccountPolicy()
+    ) {
         self.host = host
         self.port = port
         self.databasePath = databasePath
         self.seedParksDirectory = seedParksDirectory
+        self.accounts = accounts
     }
 }
 
@@ -25,6 +30,9 @@ public struct ServiceConfiguration: Sendable {
 public struct Service: Sendable {
     public let store: Store
     public let fences: Fences
+    public let sessions: Sessions
+    public let accounts: Accounts
+    public let now: @Sendable () -> Date
 
     /// Opens the store, loads the seed parks into an empty database, and builds the fence index.
     public static func open(_ configuration: ServiceConfiguration, logger: Logger) async throws -> Service {
@@ -35,7 +43,8 @@ public struct Service: Sendable {
         }
         let index = try await fences.reload()
         logger.info("fences loaded", metadata: ["parks": "\(index.parkCount)", "zones": "\(index.zoneCount)", "vertices": "\(index.vertexCount)"])
-        return Service(store: store, fences: fences)
+        let sessions = Sessions(store: store, policy: configuration.accounts)
+        return Service(store: store, fences: fences, sessions: sessions, accounts: Accounts(store: store, sessions: sessions), now: Date.init)
     }
 
     private static func seed(store: Store, from directory: String, logger: Logger) async throws {
@@ -61,9 +70,20 @@ public struct Service: Sendable {
 public func buildRouter(_ service: Service) throws -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
     router.add(middleware: ProblemMiddleware())
+    router.add(middleware: BearerAuthentication(sessions: service.sessions))
     router.addRoutes(HealthController(store: service.store, fences: service.fences).endpoints)
     router.addRoutes(try OpenAPIController.load().endpoints)
-    router.addRoutes(ParksController(store: service.store, fences: service.fences).endpoints, atPath: "/v1")
+
+    let accounts = AccountsController(store: service.store, sessions: service.sessions, accounts: service.accounts, now: service.now)
+    router.addRoutes(accounts.publicEndpoints, atPath: "/v1")
+
+    let members = router.group("v1").add(middleware: RequireUser())
+    members.addRoutes(accounts.userEndpoints)
+    members.addRoutes(ParksController(store: service.store, fences: service.fences).endpoints)
+    members.addRoutes(FriendsController(store: service.store, now: service.now).endpoints)
+
+    let admins = router.group("v1/admin").add(middleware: RequireAdmin())
+    admins.addRoutes(AdminController(store: service.store, fences: service.fences).endpoints)
     return router
 }
 

@@ -64,6 +64,59 @@ enum Migrations {
             try db.spatialiteCall("SELECT CreateSpatialIndex('zones', 'area')")
         }
 
+        migrator.registerMigration("2026-11-21 accounts, sessions, friends") { db in
+            try db.execute(sql: """
+                CREATE TABLE users (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    -- Always lowercase: usernames are unique case-insensitively.
+                    username TEXT NOT NULL UNIQUE,
+                    display_name TEXT NOT NULL,
+                    bio TEXT NOT NULL DEFAULT '',
+                    password_hash TEXT NOT NULL,
+                    role TEXT NOT NULL CHECK (role IN ('member', 'admin')),
+                    created_at REAL NOT NULL,
+                    ghost TEXT NOT NULL DEFAULT 'off' CHECK (ghost IN ('off', 'on', 'until')),
+                    ghost_until REAL,
+                    precision TEXT NOT NULL DEFAULT 'exact' CHECK (precision IN ('exact', 'approximate', 'park-only')),
+                    last_seen_at REAL
+                );
+                -- Only a hash of each token is stored: a stolen database holds no usable token.
+                CREATE TABLE sessions (
+                    token_hash BLOB PRIMARY KEY NOT NULL,
+                    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    created_at REAL NOT NULL,
+                    expires_at REAL NOT NULL,
+                    revoked_at REAL
+                );
+                CREATE INDEX sessions_by_user ON sessions(user_id);
+                -- One row per pair of users: pending from requester to addressee, or accepted.
+                CREATE TABLE friendships (
+                    requester INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    addressee INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    status TEXT NOT NULL CHECK (status IN ('pending', 'accepted')),
+                    created_at REAL NOT NULL,
+                    accepted_at REAL,
+                    PRIMARY KEY (requester, addressee),
+                    CHECK (requester <> addressee)
+                );
+                CREATE INDEX friendships_by_addressee ON friendships(addressee, status);
+                CREATE TABLE blocks (
+                    blocker INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    blocked INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    created_at REAL NOT NULL,
+                    PRIMARY KEY (blocker, blocked)
+                );
+                CREATE INDEX blocks_by_blocked ON blocks(blocked);
+                CREATE TABLE sharing_overrides (
+                    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    friend_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    precision TEXT CHECK (precision IN ('exact', 'approximate', 'park-only')),
+                    hidden INTEGER NOT NULL DEFAULT 0,
+                    PRIMARY KEY (user_id, friend_id)
+                );
+                """)
+        }
+
         return migrator
     }
 }

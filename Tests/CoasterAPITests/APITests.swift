@@ -8,61 +8,11 @@ import HummingbirdTesting
 import Logging
 import Testing
 
-/// The real application over a real temporary database seeded with data/parks.
-struct TestService {
-    static let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    let directory: URL
-    let configuration: ServiceConfiguration
-    let service: Service
-
-    init(port: Int = 0) async throws {
-        self.directory = FileManager.default.temporaryDirectory.appendingPathComponent("coasterlife-api-\(UUID().uuidString)")
-        self.configuration = ServiceConfiguration(
-            host: "127.0.0.1", port: port, databasePath: self.directory.appendingPathComponent("api.sqlite").path,
-            seedParksDirectory: Self.repoRoot.appendingPathComponent("data/parks").path)
-        self.service = try await Service.open(self.configuration, logger: Logger(label: "test"))
-    }
-
-    func app() throws -> some ApplicationProtocol {
-        try buildApplication(self.configuration, service: self.service, logger: Logger(label: "test"))
-    }
-
-    func remove() {
-        try? self.service.store.close()
-        try? FileManager.default.removeItem(at: self.directory)
-    }
-
-    /// Runs `body` against the application in `.router` mode.
-    static func withApp(_ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
-        let s = try await TestService()
-        defer { s.remove() }
-        try await s.app().test(.router) { client in try await body(client) }
-    }
-}
-
-func json(_ buffer: ByteBuffer) throws -> [String: Any] {
-    try #require(try JSONSerialization.jsonObject(with: Data(buffer.readableBytesView)) as? [String: Any])
-}
-
-/// Asserts a response is an RFC 9457 problem of the given status and type.
-@discardableResult
-func expectProblem(_ response: TestResponse, _ status: HTTPResponse.Status, _ type: ProblemType,
-                   sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
-    #expect(response.status == status, sourceLocation: sourceLocation)
-    #expect(response.headers[.contentType] == "application/problem+json", sourceLocation: sourceLocation)
-    let body = try json(response.body)
-    #expect(body["type"] as? String == type.uri, sourceLocation: sourceLocation)
-    #expect(body["status"] as? Int == Int(status.code), sourceLocation: sourceLocation)
-    #expect((body["requestId"] as? String)?.isEmpty == false, sourceLocation: sourceLocation)
-    #expect(response.headers[.requestID] == body["requestId"] as? String, sourceLocation: sourceLocation)
-    return body
-}
-
 @Suite("HTTP API")
 struct APITests {
     @Test func healthAndReadiness() async throws {
         try await TestService.withApp { client in
-            try await client.execute(uri: "/health", method: .get) { response in
+                        try await client.execute(uri: "/health", method: .get) { response in
                 #expect(response.status == .ok)
                 let body = try json(response.body)
                 #expect(body["status"] as? String == "ok")
@@ -77,7 +27,8 @@ struct APITests {
 
     @Test func listsTheThreeRealParks() async throws {
         try await TestService.withApp { client in
-            try await client.execute(uri: "/v1/parks", method: .get) { response in
+            let user = try await client.register("ann")
+            try await client.execute(uri: "/v1/parks", method: .get, headers: user.auth) { response in
                 #expect(response.status == .ok)
                 let parks = try #require(try json(response.body)["parks"] as? [[String: Any]])
                 #expect(parks.map { $0["id"] as? String } == ["cedar-point", "kings-island", "six-flags-fiesta-texas"])
@@ -89,7 +40,8 @@ struct APITests {
 
     @Test func oneParkIsGeoJSONWithZonesAndRides() async throws {
         try await TestService.withApp { client in
-            try await client.execute(uri: "/v1/parks/cedar-point", method: .get) { response in
+            let user = try await client.register("ann")
+            try await client.execute(uri: "/v1/parks/cedar-point", method: .get, headers: user.auth) { response in
                 #expect(response.status == .ok)
                 #expect(response.headers[.contentType] == "application/geo+json")
                 let body = try json(response.body)
@@ -110,7 +62,8 @@ struct APITests {
 
     @Test func ridesCarryStats() async throws {
         try await TestService.withApp { client in
-            try await client.execute(uri: "/v1/parks/cedar-point/rides", method: .get) { response in
+            let user = try await client.register("ann")
+            try await client.execute(uri: "/v1/parks/cedar-point/rides", method: .get, headers: user.auth) { response in
                 #expect(response.status == .ok)
                 let rides = try #require(try json(response.body)["rides"] as? [[String: Any]])
                 let mf = try #require(rides.first { $0["name"] as? String == "Millennium Force" })
@@ -125,7 +78,8 @@ struct APITests {
     @Test(arguments: ["/v1/parks/atlantis", "/v1/parks/atlantis/rides", "/v1/parks/NOT%20A%20SLUG", "/v2/nothing"])
     func unknownThingsAre404Problems(uri: String) async throws {
         try await TestService.withApp { client in
-            try await client.execute(uri: uri, method: .get) { response in
+            let user = try await client.register("ann")
+            try await client.execute(uri: uri, method: .get, headers: user.auth) { response in
                 _ = try expectProblem(response, .notFound, .notFound)
             }
         }
@@ -133,19 +87,20 @@ struct APITests {
 
     @Test func locateNamesCedarPointAsInTheREADME() async throws {
         try await TestService.withApp { client in
-            try await client.execute(uri: "/v1/locate?lat=41.4822&lon=-82.6835&accuracy=10", method: .get) { response in
+            let user = try await client.register("ann")
+            try await client.execute(uri: "/v1/locate?lat=41.4822&lon=-82.6835&accuracy=10", method: .get, headers: user.auth) { response in
                 #expect(response.status == .ok)
                 let body = try json(response.body)
                 let parks = try #require(body["parks"] as? [[String: Any]])
                 #expect(parks.first?["name"] as? String == "Cedar Point")
                 #expect(parks.first?["containment"] as? String == "inside")
             }
-            try await client.execute(uri: "/v1/locate?lat=41.481656&lon=-82.688132", method: .get) { response in
+            try await client.execute(uri: "/v1/locate?lat=41.481656&lon=-82.688132", method: .get, headers: user.auth) { response in
                 let parks = try #require(try json(response.body)["parks"] as? [[String: Any]])
                 let zones = try #require(parks.first?["zones"] as? [[String: Any]])
                 #expect(zones.contains { $0["ride"] as? String == "cedar-point.millennium-force" })
             }
-            try await client.execute(uri: "/v1/locate?lat=0&lon=0", method: .get) { response in
+            try await client.execute(uri: "/v1/locate?lat=0&lon=0", method: .get, headers: user.auth) { response in
                 #expect(response.status == .ok)
                 let body = try json(response.body)
                 #expect((body["parks"] as? [Any])?.isEmpty == true)
@@ -172,7 +127,8 @@ struct APITests {
     ])
     func badCoordinatesAre400WithTheParameterNamed(_ bad: BadLocate) async throws {
         try await TestService.withApp { client in
-            try await client.execute(uri: "/v1/locate?\(bad.query)", method: .get) { response in
+            let user = try await client.register("ann")
+            try await client.execute(uri: "/v1/locate?\(bad.query)", method: .get, headers: user.auth) { response in
                 let body = try expectProblem(response, .badRequest, .invalidParameter)
                 let params = try #require(body["invalid-params"] as? [[String: Any]])
                 #expect(params.first?["name"] as? String == bad.parameter)
@@ -184,7 +140,8 @@ struct APITests {
         let s = try await TestService()
         defer { s.remove() }
         try await s.app().test(.live) { client in
-            try await client.execute(uri: "/v1/locate?lat=41.4822&lon=-82.6835&accuracy=10", method: .get) { response in
+            let user = try await client.register("ann")
+            try await client.execute(uri: "/v1/locate?lat=41.4822&lon=-82.6835&accuracy=10", method: .get, headers: user.auth) { response in
                 #expect(response.status == .ok)
                 #expect(response.headers[.requestID] != nil)
                 let parks = try #require(try json(response.body)["parks"] as? [[String: Any]])

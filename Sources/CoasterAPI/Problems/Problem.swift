@@ -14,6 +14,17 @@ public enum ProblemType: String, Sendable, CaseIterable {
     case unsupportedMediaType = "unsupported-media-type"
     case notReady = "not-ready"
     case internalError = "internal-error"
+    case unauthorized = "unauthorized"
+    case forbidden = "forbidden"
+    case invalidField = "invalid-field"
+    case usernameTaken = "username-taken"
+    case invalidCredentials = "invalid-credentials"
+    case tooManyRequests = "too-many-requests"
+    case noSuchUser = "no-such-user"
+    case cannotBefriendSelf = "cannot-befriend-self"
+    case noPendingRequest = "no-pending-request"
+    case notFriends = "not-friends"
+    case notBlocked = "not-blocked"
 
     public var uri: String { "/problems/\(self.rawValue)" }
 }
@@ -60,6 +71,27 @@ public struct Problem: Error, HTTPResponseError, Sendable {
     public static func invalidParameter(_ name: String, _ reason: String) -> Problem {
         Problem(.invalidParameter, status: .badRequest, title: "Invalid parameter", detail: "Query parameter \(name): \(reason).",
                 invalidParams: [InvalidParameter(name: name, reason: reason)])
+    }
+
+    /// 401, with the `WWW-Authenticate` challenge RFC 6750 asks for.
+    public static func unauthorized(_ detail: String? = nil) -> Problem {
+        var problem = Problem(.unauthorized, status: .unauthorized, title: "Authentication required",
+                              detail: detail ?? "Log in with POST /v1/sessions and send Authorization: Bearer <token>.")
+        problem.headers[.wwwAuthenticate] = "Bearer realm=\"coasterlife\""
+        return problem
+    }
+
+    /// 400 for one member of a JSON body that decoded but breaks a rule.
+    public static func invalidField(_ pointer: String, _ detail: String) -> Problem {
+        Problem(.invalidField, status: .badRequest, title: "Invalid field", detail: "\(pointer): \(detail)",
+                errors: [BodyError(pointer: pointer, feature: nil, detail: detail)])
+    }
+
+    /// 429 with `Retry-After` in whole seconds.
+    public static func tooManyRequests(_ detail: String, retryAfter: Double) -> Problem {
+        var problem = Problem(.tooManyRequests, status: .tooManyRequests, title: "Too many requests", detail: detail)
+        problem.headers[.retryAfter] = String(Int(retryAfter.rounded(.up)))
+        return problem
     }
 
     public static func internalError() -> Problem {

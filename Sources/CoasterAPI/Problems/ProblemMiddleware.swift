@@ -1,4 +1,5 @@
 import CoasterCore
+import CoasterStore
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -31,6 +32,28 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             return problem
         case let error as DecodingError:
             return Self.problem(decoding: error)
+        case let rejection as ImportRejection:
+            if rejection.issues.count == 1, let issue = rejection.issues.first, issue.feature == nil, issue.pointer.isEmpty {
+                return Problem(.malformedBody, status: .badRequest, title: "Malformed request body", detail: issue.reason)
+            }
+            return .invalidParkFile(rejection)
+        case let violation as AccountRuleViolation:
+            return .invalidField("/\(violation.field)", violation.description)
+        case AccountError.usernameTaken(let name):
+            return Problem(.usernameTaken, status: .conflict, title: "Username taken", detail: "The username \"\(name)\" is taken.",
+                           errors: [Problem.BodyError(pointer: "/username", feature: nil, detail: "taken")])
+        case AccountError.noSuchUser, FriendshipError.noSuchUser:
+            return Problem(.noSuchUser, status: .notFound, title: "No such user", detail: "There is no such user.")
+        case FriendshipError.cannotBefriendSelf:
+            return Problem(.cannotBefriendSelf, status: .unprocessableContent, title: "Cannot befriend yourself",
+                           detail: "A friend request must name another user.")
+        case FriendshipError.noPendingRequest:
+            return Problem(.noPendingRequest, status: .notFound, title: "No pending request",
+                           detail: "There is no pending friend request between you and that user in that direction.")
+        case FriendshipError.notFriends:
+            return Problem(.notFriends, status: .notFound, title: "Not friends", detail: "You are not friends with that user.")
+        case FriendshipError.notBlocked:
+            return Problem(.notBlocked, status: .notFound, title: "Not blocked", detail: "You have not blocked that user.")
         case let error as HTTPError:
             switch error.status {
             case .notFound:
@@ -40,7 +63,7 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
                                detail: "\(request.method) is not allowed on \(request.uri.path).")
             case .contentTooLarge:
                 return Problem(.payloadTooLarge, status: .contentTooLarge, title: "Request body too large",
-                               detail: "The body is larger than the \(context.maxUploadSize) bytes this route accepts.")
+                               detail: "The request body is larger than this route accepts (README \"Limits\").")
             case .badRequest:
                 return Problem(.malformedBody, status: .badRequest, title: "Malformed request",
                                detail: error.body ?? "The request could not be read.")
@@ -50,6 +73,9 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
                 problem.headers = error.headers
                 return problem
             }
+        case let error as any HTTPResponseError where error.status == .contentTooLarge:
+            return Problem(.payloadTooLarge, status: .contentTooLarge, title: "Request body too large",
+                           detail: "The request body is larger than this route accepts (README \"Limits\").")
         default:
             context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
             return .internalError()

@@ -1,0 +1,50 @@
+import CoasterCore
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Reads `Authorization: Bearer <token>` and, when the token is live, puts the caller's identity in
+/// the context. It refuses nothing itself: ``RequireUser`` and ``RequireAdmin`` do.
+struct BearerAuthentication: RouterMiddleware {
+    typealias Context = AppRequestContext
+    let sessions: Sessions
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var context = context
+        if let header = request.headers[.authorization] {
+            let parts = header.split(separator: " ", maxSplits: 1)
+            if parts.count == 2, parts[0].lowercased() == "bearer" {
+                if let identity = try await self.sessions.authenticate(token: String(parts[1]).trimmingCharacters(in: .whitespaces)) {
+                    context.identity = identity
+                } else {
+                    context.authenticationFailure = "The bearer token is unknown, expired or revoked; log in again."
+                }
+            } else {
+                context.authenticationFailure = "Use an Authorization: Bearer <token> header from POST /v1/sessions."
+            }
+        }
+        return try await next(request, context)
+    }
+}
+
+/// Refuses anonymous callers with 401.
+struct RequireUser: RouterMiddleware {
+    typealias Context = AppRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        _ = try context.requireIdentity()
+        return try await next(request, context)
+    }
+}
+
+/// Refuses anonymous callers with 401 and members with 403.
+struct RequireAdmin: RouterMiddleware {
+    typealias Context = AppRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard try context.requireIdentity().role == .admin else {
+            throw Problem(.forbidden, status: .forbidden, title: "Forbidden", detail: "Only park admins may do this.")
+        }
+        return try await next(request, context)
+    }
+}

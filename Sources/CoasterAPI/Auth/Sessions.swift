@@ -1,0 +1,191 @@
+import CoasterCore
+import CoasterStore
+import Crypto
+import Foundation
+import HummingbirdBcrypt
+import NIOPosix
+import Synchronization
+
+/// How accounts and sessions behave; tests lower the bcrypt cost.
+public struct AccountPolicy: Sendable {
+    /// bcrypt work factor (4…31); 12 takes a few hundred ms on a 2-core machine.
+    public var bcryptCost: UInt8 = 12
+    /// How long a session lives, seconds.
+    public var sessionLifetime: TimeInterval = 30 * 24 * 3600
+    /// Failed logins per username allowed within `loginWindow`.
+    public var failedLoginsPerUsername = 5
+    /// Failed logins per client address allowed within `loginWindow`.
+    public var failedLoginsPerAddress = 30
+    /// Seconds over which failed logins count.
+    public var loginWindow: TimeInterval = 15 * 60
+    /// Seconds a session stays cached before the store is asked again (and last-seen updated).
+    public var sessionRecheck: TimeInterval = 60
+
+    public init() {}
+}
+
+/// Issues, checks and revokes bearer sessions.
+///
+/// Tokens are 256 random bits; only their SHA-256 is stored. Checking a token costs one store
+/// write per session per ``AccountPolicy/sessionRecheck`` seconds (which also records last-seen);
+/// in between, an in-memory cache answers, so authenticated hot paths pay no database hop.
+/// Logout through this process takes effect at once.
+public final class Sessions: Sendable {
+    private struct Entry: Sendable {
+        var identity: Identity
+        var expiresAt: Date
+        var checkedAt: Date
+    }
+
+    let store: Store
+    let policy: AccountPolicy
+    let now: @Sendable () -> Date
+    private let cache = Mutex<[Data: Entry]>([:])
+    private let throttle: Mutex<(users: FailureThrottle, addresses: FailureThrottle)>
+    private static let maximumCached = 200_000
+    /// A real bcrypt hash to check against when the user does not exist, so that an unknown user and
+    /// a wrong password take the same time.
+    private let decoyHash: String
+
+    public init(store: Store, policy: AccountPolicy, now: @escaping @Sendable () -> Date = Date.init) {
+        self.store = store
+        self.policy = policy
+        self.now = now
+        self.throttle = Mutex((
+            FailureThrottle(limit: policy.failedLoginsPerUsername, window: policy.loginWindow),
+            FailureThrottle(limit: policy.failedLoginsPerAddress, window: policy.loginWindow)))
+        self.decoyHash = Bcrypt.hash(UUID().uuidString, cost: policy.bcryptCost)
+    }
+
+    /// Hashes a password off the cooperative thread pool (bcrypt is deliberately slow).
+    public func hashPassword(_ password: String) async throws -> String {
+        let cost = self.policy.bcryptCost
+        return try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: cost) }
+    }
+
+    private func verify(_ password: String, hash: String) async throws -> Bool {
+        try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash) }
+    }
+
+    public enum LoginResult: Sendable {
+        case success(token: String, identity: Identity, expiresAt: Date)
+        case invalidCredentials
+        case throttled(retryAfter: TimeInterval)
+    }
+
+    /// Checks a username and password and opens a session.
+    public func login(username: String, password: String, clientAddress: String) async throws -> LoginResult {
+        switch try await self.check(username: username, password: password, clientAddress: clientAddress) {
+        case .throttled(let wait):
+            return .throttled(retryAfter: wait)
+        case .invalid:
+            return .invalidCredentials
+        case .valid(let credentials):
+            let token = Self.newToken()
+            let hash = Self.hash(token)
+            let expiresAt = self.now().addingTimeInterval(self.policy.sessionLifetime)
+            try await self.store.createSession(user: credentials.id, tokenHash: hash, expiresAt: expiresAt)
+            guard let user = try await self.store.useSession(tokenHash: hash) else { return .invalidCredentials }
+            let identity = Identity(id: user.id, username: user.username, role: user.role, tokenHash: hash)
+            self.remember(Entry(identity: identity, expiresAt: expiresAt, checkedAt: self.now()), hash)
+            return .success(token: token, identity: identity, expiresAt: expiresAt)
+        }
+    }
+
+    /// Checks a username and password without opening a session (OwnTracks' Basic auth).
+    public func verify(username: String, password: String, clientAddress: String) async throws -> LoginResult {
+        switch try await self.check(username: username, password: password, clientAddress: clientAddress) {
+        case .throttled(let wait):
+            return .throttled(retryAfter: wait)
+        case .invalid:
+            return .invalidCredentials
+        case .valid(let credentials):
+            guard let profile = try await self.store.profile(credentials.id) else { return .invalidCredentials }
+            return .success(token: "", identity: Identity(id: profile.id, username: profile.username, role: profile.role, tokenHash: nil),
+                            expiresAt: .distantFuture)
+        }
+    }
+
+    private enum Check {
+        case valid(Credentials)
+        case invalid
+        case throttled(TimeInterval)
+    }
+
+    /// The shared password check: throttled per username and per client address, and as slow for
+    /// an unknown user as for a wrong password, so neither reveals whether an account exists.
+    private func check(username rawUsername: String, password: String, clientAddress: String) async throws -> Check {
+        let username = rawUsername.lowercased()
+        let userKey = "u:" + username
+        let addressKey = "a:" + clientAddress
+        let wait = self.throttle.withLock { t -> TimeInterval? in
+            let now = self.now()
+            return [t.users.retryAfter(userKey, now: now), t.addresses.retryAfter(addressKey, now: now)].compactMap { $0 }.max()
+        }
+        if let wait { return .throttled(wait) }
+        let credentials = username.utf8.count <= 64 ? try await self.store.credentials(username: username) : nil
+        let ok = try await self.verify(password, hash: credentials?.passwordHash ?? self.decoyHash)
+        guard ok, let credentials else {
+            self.throttle.withLock { t in
+                t.users.recordFailure(userKey, now: self.now())
+                t.addresses.recordFailure(addressKey, now: self.now())
+            }
+            return .invalid
+        }
+        self.throttle.withLock { t in t.users.reset(userKey) }
+        return .valid(credentials)
+    }
+
+    /// The identity behind a bearer token, or `nil` if it is unknown, expired or revoked.
+    public func authenticate(token: String) async throws -> Identity? {
+        guard token.utf8.count <= 128 else { return nil }
+        let hash = Self.hash(token)
+        let now = self.now()
+        if let entry = self.cache.withLock({ $0[hash] }), entry.expiresAt > now,
+           now.timeIntervalSince(entry.checkedAt) < self.policy.sessionRecheck {
+            return entry.identity
+        }
+        guard let user = try await self.store.useSession(tokenHash: hash) else {
+            _ = self.cache.withLock { $0.removeValue(forKey: hash) }
+            return nil
+        }
+        let identity = Identity(id: user.id, username: user.username, role: user.role, tokenHash: hash)
+        self.remember(Entry(identity: identity, expiresAt: user.expiresAt, checkedAt: now), hash)
+        return identity
+    }
+
+    /// Revokes the session of this token hash, at once and for good.
+    public func logout(tokenHash: Data) async throws {
+        _ = self.cache.withLock { $0.removeValue(forKey: tokenHash) }
+        try await self.store.revokeSession(tokenHash: tokenHash)
+    }
+
+    /// Forgets cached sessions of a user (after a password or role change in this process).
+    public func forget(user: UserID) {
+        self.cache.withLock { cache in cache = cache.filter { $0.value.identity.id != user } }
+    }
+
+    private func remember(_ entry: Entry, _ hash: Data) {
+        self.cache.withLock { cache in
+            if cache.count >= Self.maximumCached {
+                let now = self.now()
+                cache = cache.filter { now.timeIntervalSince($0.value.checkedAt) < self.policy.sessionRecheck }
+                if cache.count >= Self.maximumCached { cache.removeAll(keepingCapacity: true) }
+            }
+            cache[hash] = entry
+        }
+    }
+
+    /// `cl_` and 43 base64url characters: 256 bits from the system's CSPRNG.
+    static func newToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let base64 = Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        return "cl_" + base64
+    }
+
+    static func hash(_ token: String) -> Data {
+        Data(SHA256.hash(data: Data(token.utf8)))
+    }
+}

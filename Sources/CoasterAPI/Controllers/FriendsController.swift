@@ -1,0 +1,114 @@
+import CoasterCore
+import CoasterStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// The friend graph: requests, friends, sharing per friend, and blocks.
+struct FriendsController {
+    let store: Store
+    let now: @Sendable () -> Date
+    /// Seen within this many seconds counts as online.
+    static let onlineWindow: TimeInterval = 5 * 60
+
+    var endpoints: RouteCollection<AppRequestContext> {
+        let routes = RouteCollection(context: AppRequestContext.self)
+        routes.get("friends", use: self.list)
+        routes.get("friends/requests", use: self.requests)
+        routes.post("friends/requests", use: self.request)
+        routes.post("friends/requests/{userId}/accept", use: self.accept)
+        routes.post("friends/requests/{userId}/decline", use: self.decline)
+        routes.delete("friends/requests/{userId}", use: self.cancel)
+        routes.delete("friends/{userId}", use: self.remove)
+        routes.put("friends/{userId}/sharing", use: self.setSharing)
+        routes.delete("friends/{userId}/sharing", use: self.clearSharing)
+        routes.get("blocks", use: self.blocks)
+        routes.put("blocks/{userId}", use: self.block)
+        routes.delete("blocks/{userId}", use: self.unblock)
+        return routes
+    }
+
+    static func userID(_ context: AppRequestContext) throws -> UserID {
+        guard let raw = context.parameters.get("userId"), let id = Int64(raw), id > 0 else {
+            throw Problem(.noSuchUser, status: .notFound, title: "No such user", detail: "There is no user with that id.")
+        }
+        return UserID(id)
+    }
+
+    @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> FriendListResponse {
+        let now = self.now()
+        let friends = try await self.store.friends(of: try context.requireIdentity().id)
+        return FriendListResponse(friends: friends.map { f in
+            FriendWire(id: f.user.id, username: f.user.username, displayName: f.user.displayName, since: f.since,
+                       lastSeen: f.lastSeen, online: f.lastSeen.map { now.timeIntervalSince($0) < Self.onlineWindow } ?? false)
+        })
+    }
+
+    @Sendable func requests(_ request: Request, context: AppRequestContext) async throws -> FriendRequestListResponse {
+        let (incoming, outgoing) = try await self.store.friendRequests(of: try context.requireIdentity().id)
+        let item = { (r: FriendRequestListing) in FriendRequestListResponse.Item(user: UserWire(r.user), sentAt: r.sentAt) }
+        return FriendRequestListResponse(incoming: incoming.map(item), outgoing: outgoing.map(item))
+    }
+
+    @Sendable func request(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<FriendRequestResponse> {
+        let me = try context.requireIdentity()
+        let body = try await request.decodeJSON(as: FriendRequestBody.self, context: context)
+        let username: String
+        do {
+            username = try AccountRules.username(body.username)
+        } catch {
+            throw FriendshipError.noSuchUser
+        }
+        switch try await self.store.requestFriend(from: me.id, to: username) {
+        case .requested(let user): return EditedResponse(status: .created, response: .init(status: .requested, user: UserWire(user)))
+        case .accepted(let user): return EditedResponse(status: .ok, response: .init(status: .accepted, user: UserWire(user)))
+        case .alreadyFriends(let user): return EditedResponse(status: .ok, response: .init(status: .alreadyFriends, user: UserWire(user)))
+        case .alreadyRequested(let user): return EditedResponse(status: .ok, response: .init(status: .alreadyRequested, user: UserWire(user)))
+        }
+    }
+
+    @Sendable func accept(_ request: Request, context: AppRequestContext) async throws -> FriendRequestResponse {
+        let user = try await self.store.answerRequest(of: try context.requireIdentity().id, from: try Self.userID(context), accept: true)
+        return FriendRequestResponse(status: .accepted, user: UserWire(user))
+    }
+
+    @Sendable func decline(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
+        _ = try await self.store.answerRequest(of: try context.requireIdentity().id, from: try Self.userID(context), accept: false)
+        return .noContent
+    }
+
+    @Sendable func cancel(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
+        try await self.store.cancelRequest(of: try context.requireIdentity().id, to: try Self.userID(context))
+        return .noContent
+    }
+
+    @Sendable func remove(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
+        try await self.store.removeFriend(of: try context.requireIdentity().id, try Self.userID(context))
+        return .noContent
+    }
+
+    @Sendable func setSharing(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
+        let body = try await request.decodeJSON(as: SharingOverrideRequest.self, context: context)
+        let override = SharingOverride(precision: body.precision, hidden: body.hidden ?? false)
+        try await self.store.setSharingOverride(of: try context.requireIdentity().id, for: try Self.userID(context), override)
+        return .noContent
+    }
+
+    @Sendable func clearSharing(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
+        try await self.store.setSharingOverride(of: try context.requireIdentity().id, for: try Self.userID(context), nil)
+        return .noContent
+    }
+
+    @Sendable func blocks(_ request: Request, context: AppRequestContext) async throws -> UserListResponse {
+        UserListResponse(users: try await self.store.blocks(of: try context.requireIdentity().id).map(UserWire.init))
+    }
+
+    @Sendable func block(_ request: Request, context: AppRequestContext) async throws -> UserWire {
+        UserWire(try await self.store.block(of: try context.requireIdentity().id, try Self.userID(context)))
+    }
+
+    @Sendable func unblock(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
+        try await self.store.unblock(of: try context.requireIdentity().id, try Self.userID(context))
+        return .noContent
+    }
+}

@@ -1,0 +1,181 @@
+import CoasterCore
+import CoasterStore
+import Foundation
+import Hummingbird
+
+/// `POST /v1/users`.
+struct RegisterRequest: Decodable, Sendable {
+    var username: String
+    var password: String
+    var displayName: String?
+}
+
+/// `POST /v1/sessions`.
+struct LoginRequest: Decodable, Sendable {
+    var username: String
+    var password: String
+}
+
+struct SessionResponse: ResponseEncodable, Sendable {
+    var token: String
+    var tokenType = "Bearer"
+    var expiresAt: Date
+    var user: UserWire
+}
+
+/// A user as others see them.
+struct UserWire: Codable, Sendable, ResponseEncodable {
+    var id: UserID
+    var username: String
+    var displayName: String
+
+    init(_ user: UserSummary) {
+        self.id = user.id
+        self.username = user.username
+        self.displayName = user.displayName
+    }
+
+    init(id: UserID, username: String, displayName: String) {
+        self.id = id
+        self.username = username
+        self.displayName = displayName
+    }
+}
+
+/// Ghost mode on the wire: `{"mode": "off" | "on" | "until", "until": RFC 3339}`.
+struct GhostWire: Codable, Sendable {
+    enum Mode: String, Codable, Sendable { case off, on, until }
+    var mode: Mode
+    var until: Date?
+
+    init(_ ghost: GhostMode) {
+        switch ghost {
+        case .off: self.mode = .off
+        case .on: self.mode = .on
+        case .until(let end):
+            self.mode = .until
+            self.until = end
+        }
+    }
+
+    /// The domain value, or a 400 problem naming what is wrong.
+    func ghostMode(at pointer: String, now: Date) throws -> GhostMode {
+        switch self.mode {
+        case .off: return .off
+        case .on: return .on
+        case .until:
+            guard let until else { throw Problem.invalidField(pointer + "/until", "ghost mode \"until\" needs an until time") }
+            guard until > now else { throw Problem.invalidField(pointer + "/until", "the until time has passed") }
+            return .until(until)
+        }
+    }
+}
+
+/// `GET /v1/me`.
+struct ProfileResponse: ResponseEncodable, Sendable {
+    struct Sharing: Encodable, Sendable {
+        struct Override: Encodable, Sendable {
+            var friend: UserID
+            var precision: Precision?
+            var hidden: Bool
+        }
+
+        var ghost: GhostWire
+        var precision: Precision
+        var overrides: [Override]
+    }
+
+    var id: UserID
+    var username: String
+    var displayName: String
+    var bio: String
+    var role: Role
+    var createdAt: Date
+    var sharing: Sharing
+
+    init(_ p: UserProfile) {
+        self.id = p.id
+        self.username = p.username
+        self.displayName = p.displayName
+        self.bio = p.bio
+        self.role = p.role
+        self.createdAt = p.createdAt
+        self.sharing = Sharing(
+            ghost: GhostWire(p.sharing.ghost), precision: p.sharing.precision,
+            overrides: p.sharing.overrides.sorted { $0.key < $1.key }.map {
+                Sharing.Override(friend: $0.key, precision: $0.value.precision, hidden: $0.value.hidden)
+            })
+    }
+}
+
+/// `PATCH /v1/me`: members left out stay as they are.
+struct ProfilePatch: Decodable, Sendable {
+    struct Sharing: Decodable, Sendable {
+        var ghost: GhostWire?
+        var precision: Precision?
+    }
+
+    var displayName: String?
+    var bio: String?
+    var sharing: Sharing?
+}
+
+/// `PUT /v1/friends/{userId}/sharing`.
+struct SharingOverrideRequest: Decodable, Sendable {
+    var precision: Precision?
+    var hidden: Bool?
+}
+
+/// `POST /v1/friends/requests`.
+struct FriendRequestBody: Decodable, Sendable {
+    var username: String
+}
+
+struct FriendRequestResponse: ResponseEncodable, Sendable {
+    enum Status: String, Encodable, Sendable {
+        case requested, accepted
+        case alreadyFriends = "already-friends"
+        case alreadyRequested = "already-requested"
+    }
+
+    var status: Status
+    var user: UserWire
+}
+
+struct FriendWire: Encodable, Sendable {
+    var id: UserID
+    var username: String
+    var displayName: String
+    var since: Date
+    /// Last use of the service; absent when the friend's sharing hides it.
+    var lastSeen: Date?
+    /// Seen in the last five minutes.
+    var online: Bool
+}
+
+struct FriendListResponse: ResponseEncodable, Sendable {
+    var friends: [FriendWire]
+}
+
+struct FriendRequestListResponse: ResponseEncodable, Sendable {
+    struct Item: Encodable, Sendable {
+        var user: UserWire
+        var sentAt: Date
+    }
+
+    var incoming: [Item]
+    var outgoing: [Item]
+}
+
+struct UserListResponse: ResponseEncodable, Sendable {
+    var users: [UserWire]
+}
+
+/// `PUT /v1/admin/parks/{parkId}`.
+struct ParkImportResponse: ResponseEncodable, Sendable {
+    var park: ParkID
+    var replaced: Bool
+    var zones: Int
+    var rides: Int
+    var unlistedRides: Int
+}

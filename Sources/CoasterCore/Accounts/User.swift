@@ -1,0 +1,123 @@
+import Foundation
+
+/// A user's numeric id.
+public struct UserID: RawRepresentable, Hashable, Sendable, Codable, Comparable, CustomStringConvertible {
+    public let rawValue: Int64
+    public init(rawValue: Int64) { self.rawValue = rawValue }
+    public init(_ value: Int64) { self.rawValue = value }
+    public var description: String { String(self.rawValue) }
+    public static func < (a: UserID, b: UserID) -> Bool { a.rawValue < b.rawValue }
+
+    public init(from decoder: any Decoder) throws {
+        self.rawValue = try decoder.singleValueContainer().decode(Int64.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(self.rawValue)
+    }
+}
+
+/// What a user may do: members use the app, admins also load parks.
+public enum Role: String, Sendable, Codable, CaseIterable {
+    case member, admin
+}
+
+/// Why an account field was refused.
+public enum AccountRuleViolation: Error, Equatable, Sendable, CustomStringConvertible {
+    case usernameLength
+    case usernameCharacters
+    case passwordTooShort(minimum: Int)
+    case passwordTooLong(maximumBytes: Int)
+    case displayNameLength
+    case bioLength
+
+    public var field: String {
+        switch self {
+        case .usernameLength, .usernameCharacters: "username"
+        case .passwordTooShort, .passwordTooLong: "password"
+        case .displayNameLength: "displayName"
+        case .bioLength: "bio"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .usernameLength: "a username has 3 to 32 characters"
+        case .usernameCharacters: "a username uses only a-z, 0-9, '_' and '.'"
+        case .passwordTooShort(let minimum): "a password has at least \(minimum) characters"
+        case .passwordTooLong(let maximum):
+            "a password has at most \(maximum) bytes in UTF-8 (bcrypt ignores anything longer)"
+        case .displayNameLength: "a display name has 1 to 64 characters"
+        case .bioLength: "a bio has at most 500 characters"
+        }
+    }
+}
+
+/// The account rules, as pure functions.
+public enum AccountRules {
+    public static let minimumPasswordLength = 10
+    /// bcrypt reads only the first 72 bytes; refusing longer passwords keeps two different long
+    /// passwords from being the same password.
+    public static let maximumPasswordBytes = 72
+
+    /// Usernames are case-insensitive: stored and compared in lowercase.
+    /// - Returns: the canonical (lowercased) username.
+    public static func username(_ raw: String) throws(AccountRuleViolation) -> String {
+        let name = raw.lowercased()
+        guard (3...32).contains(name.unicodeScalars.count) else { throw .usernameLength }
+        guard name.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "." })
+        else { throw .usernameCharacters }
+        return name
+    }
+
+    public static func password(_ password: String) throws(AccountRuleViolation) {
+        guard password.count >= minimumPasswordLength else { throw .passwordTooShort(minimum: minimumPasswordLength) }
+        guard password.utf8.count <= maximumPasswordBytes else { throw .passwordTooLong(maximumBytes: maximumPasswordBytes) }
+    }
+
+    public static func displayName(_ name: String) throws(AccountRuleViolation) -> String {
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...64).contains(trimmed.count) else { throw .displayNameLength }
+        return trimmed
+    }
+
+    public static func bio(_ bio: String) throws(AccountRuleViolation) -> String {
+        guard bio.count <= 500 else { throw .bioLength }
+        return bio
+    }
+}
+
+/// A user as they see themselves.
+public struct UserProfile: Hashable, Sendable {
+    public var id: UserID
+    public var username: String
+    public var displayName: String
+    public var bio: String
+    public var role: Role
+    public var createdAt: Date
+    public var sharing: SharingSettings
+
+    public init(id: UserID, username: String, displayName: String, bio: String, role: Role, createdAt: Date, sharing: SharingSettings) {
+        self.id = id
+        self.username = username
+        self.displayName = displayName
+        self.bio = bio
+        self.role = role
+        self.createdAt = createdAt
+        self.sharing = sharing
+    }
+}
+
+/// Another user as a friend list shows them.
+public struct UserSummary: Hashable, Sendable {
+    public var id: UserID
+    public var username: String
+    public var displayName: String
+
+    public init(id: UserID, username: String, displayName: String) {
+        self.id = id
+        self.username = username
+        self.displayName = displayName
+    }
+}

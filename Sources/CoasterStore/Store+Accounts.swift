@@ -1,0 +1,189 @@
+import CoasterCore
+import Foundation
+import GRDB
+
+/// Why an account operation was refused by what the store holds.
+public enum AccountError: Error, Equatable, Sendable {
+    case usernameTaken(String)
+    case noSuchUser
+}
+
+/// What the authenticator needs to know of a session's user.
+public struct SessionUser: Hashable, Sendable {
+    public var id: UserID
+    public var username: String
+    public var role: Role
+    /// When the session ends by itself.
+    public var expiresAt: Date
+}
+
+/// What a login checks a password against.
+public struct Credentials: Sendable {
+    public var id: UserID
+    public var passwordHash: String
+}
+
+/// A change to a profile; `nil` fields stay as they are.
+public struct ProfileChanges: Sendable {
+    public var displayName: String?
+    public var bio: String?
+    public var ghost: GhostMode?
+    public var precision: Precision?
+
+    public init(displayName: String? = nil, bio: String? = nil, ghost: GhostMode? = nil, precision: Precision? = nil) {
+        self.displayName = displayName
+        self.bio = bio
+        self.ghost = ghost
+        self.precision = precision
+    }
+}
+
+extension Store {
+    /// Creates an account. `username` must already be canonical (``AccountRules/username(_:)``).
+    public func createUser(username: String, displayName: String, passwordHash: String, role: Role) async throws -> UserProfile {
+        let now = self.now()
+        return try await self.pool.write { db in
+            guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM users WHERE username = ?)", arguments: [username]) == false else {
+                throw AccountError.usernameTaken(username)
+            }
+            try db.execute(
+                sql: "INSERT INTO users (username, display_name, password_hash, role, created_at) VALUES (?, ?, ?, ?, ?)",
+                arguments: [username, displayName, passwordHash, role.rawValue, now.timeIntervalSince1970])
+            return try Self.profile(UserID(db.lastInsertedRowID), db)!
+        }
+    }
+
+    /// Sets a user's password and role (the `user create` command on an existing name).
+    public func resetUser(username: String, passwordHash: String, role: Role) async throws -> UserProfile {
+        try await self.pool.write { db in
+            try db.execute(sql: "UPDATE users SET password_hash = ?, role = ? WHERE username = ?",
+                           arguments: [passwordHash, role.rawValue, username])
+            guard db.changesCount == 1, let id = try Int64.fetchOne(db, sql: "SELECT id FROM users WHERE username = ?", arguments: [username])
+            else { throw AccountError.noSuchUser }
+            // A new password ends every session of the old one.
+            try db.execute(sql: "UPDATE sessions SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL",
+                           arguments: [self.now().timeIntervalSince1970, id])
+            return try Self.profile(UserID(id), db)!
+        }
+    }
+
+    /// The password hash of a canonical username, or `nil` if there is no such user.
+    public func credentials(username: String) async throws -> Credentials? {
+        try await self.pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT id, password_hash FROM users WHERE username = ?", arguments: [username]).map {
+                Credentials(id: UserID($0["id"]), passwordHash: $0["password_hash"])
+            }
+        }
+    }
+
+    /// Stores a new session under the hash of its token.
+    public func createSession(user: UserID, tokenHash: Data, expiresAt: Date) async throws {
+        let now = self.now().timeIntervalSince1970
+        try await self.pool.write { db in
+            try db.execute(
+                sql: "INSERT INTO sessions (token_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
+                arguments: [tokenHash, user.rawValue, now, expiresAt.timeIntervalSince1970])
+            try db.execute(sql: "UPDATE users SET last_seen_at = ? WHERE id = ?", arguments: [now, user.rawValue])
+        }
+    }
+
+    /// The user of a live session (not revoked, not expired), noting that they were seen now.
+    public func useSession(tokenHash: Data) async throws -> SessionUser? {
+        let now = self.now().timeIntervalSince1970
+        return try await self.pool.write { db in
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT u.id, u.username, u.role, s.expires_at FROM sessions s JOIN users u ON u.id = s.user_id
+                WHERE s.token_hash = ? AND s.revoked_at IS NULL AND s.expires_at > ?
+                """, arguments: [tokenHash, now]) else { return nil }
+            try db.execute(sql: "UPDATE users SET last_seen_at = ? WHERE id = ?", arguments: [now, row["id"] as Int64])
+            return SessionUser(id: UserID(row["id"]), username: row["username"], role: Role(rawValue: row["role"]) ?? .member,
+                               expiresAt: Date(timeIntervalSince1970: row["expires_at"]))
+        }
+    }
+
+    /// Ends a session. Returns whether a live session was revoked.
+    @discardableResult
+    public func revokeSession(tokenHash: Data) async throws -> Bool {
+        let now = self.now().timeIntervalSince1970
+        return try await self.pool.write { db in
+            try db.execute(sql: "UPDATE sessions SET revoked_at = ? WHERE token_hash = ? AND revoked_at IS NULL",
+                           arguments: [now, tokenHash])
+            return db.changesCount == 1
+        }
+    }
+
+    /// A user's own profile and sharing settings.
+    public func profile(_ id: UserID) async throws -> UserProfile? {
+        try await self.pool.read { db in try Self.profile(id, db) }
+    }
+
+    /// Applies profile changes and returns the result.
+    public func updateProfile(_ id: UserID, _ changes: ProfileChanges) async throws -> UserProfile {
+        try await self.pool.write { db in
+            var assignments: [String] = []
+            var arguments: StatementArguments = []
+            if let name = changes.displayName {
+                assignments.append("display_name = ?")
+                _ = arguments.append(contentsOf: [name])
+            }
+            if let bio = changes.bio {
+                assignments.append("bio = ?")
+                _ = arguments.append(contentsOf: [bio])
+            }
+            if let ghost = changes.ghost {
+                assignments.append("ghost = ?, ghost_until = ?")
+                switch ghost {
+                case .off: _ = arguments.append(contentsOf: ["off", nil as Double?])
+                case .on: _ = arguments.append(contentsOf: ["on", nil as Double?])
+                case .until(let end): _ = arguments.append(contentsOf: ["until", end.timeIntervalSince1970])
+                }
+            }
+            if let precision = changes.precision {
+                assignments.append("precision = ?")
+                _ = arguments.append(contentsOf: [precision.rawValue])
+            }
+            if !assignments.isEmpty {
+                _ = arguments.append(contentsOf: [id.rawValue])
+                try db.execute(sql: "UPDATE users SET \(assignments.joined(separator: ", ")) WHERE id = ?", arguments: arguments)
+            }
+            guard let profile = try Self.profile(id, db) else { throw AccountError.noSuchUser }
+            return profile
+        }
+    }
+
+    /// The user with this canonical username, if any.
+    public func user(named username: String) async throws -> UserSummary? {
+        try await self.pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT id, username, display_name FROM users WHERE username = ?", arguments: [username])
+                .map(Self.summary)
+        }
+    }
+
+    static func summary(_ row: Row) -> UserSummary {
+        UserSummary(id: UserID(row["id"]), username: row["username"], displayName: row["display_name"])
+    }
+
+    static func profile(_ id: UserID, _ db: Database) throws -> UserProfile? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [id.rawValue]) else { return nil }
+        return UserProfile(
+            id: id, username: row["username"], displayName: row["display_name"], bio: row["bio"],
+            role: Role(rawValue: row["role"]) ?? .member, createdAt: Date(timeIntervalSince1970: row["created_at"]),
+            sharing: try Self.sharing(row, db))
+    }
+
+    static func sharing(_ user: Row, _ db: Database) throws -> SharingSettings {
+        let ghost: GhostMode
+        switch user["ghost"] as String {
+        case "on": ghost = .on
+        case "until": ghost = .until(Date(timeIntervalSince1970: user["ghost_until"] ?? 0))
+        default: ghost = .off
+        }
+        var overrides: [UserID: SharingOverride] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT friend_id, precision, hidden FROM sharing_overrides WHERE user_id = ?",
+                                    arguments: [user["id"] as Int64]) {
+            overrides[UserID(row["friend_id"])] = SharingOverride(
+                precision: (row["precision"] as String?).flatMap(Precision.init(rawValue:)), hidden: row["hidden"])
+        }
+        return SharingSettings(ghost: ghost, precision: Precision(rawValue: user["precision"]) ?? .exact, overrides: overrides)
+    }
+}

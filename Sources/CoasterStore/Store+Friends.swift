@@ -1,0 +1,215 @@
+import CoasterCore
+import Foundation
+import GRDB
+
+/// Why a friend-graph change was refused.
+public enum FriendshipError: Error, Equatable, Sendable {
+    /// No such user, or one that blocked the caller (the two are told apart by nobody).
+    case noSuchUser
+    case cannotBefriendSelf
+    case noPendingRequest
+    case notFriends
+    case notBlocked
+}
+
+/// What a friend request did.
+public enum FriendRequestOutcome: Hashable, Sendable {
+    case requested(UserSummary)
+    /// They had asked first: now friends.
+    case accepted(UserSummary)
+    case alreadyFriends(UserSummary)
+    case alreadyRequested(UserSummary)
+}
+
+/// A friend as the friend list shows them.
+public struct FriendListing: Hashable, Sendable {
+    public var user: UserSummary
+    public var since: Date
+    /// The last time the friend used the service, `nil` when their sharing hides it from the viewer.
+    public var lastSeen: Date?
+}
+
+/// A pending request, from the viewer's side.
+public struct FriendRequestListing: Hashable, Sendable {
+    public var user: UserSummary
+    public var sentAt: Date
+}
+
+extension Store {
+    /// How `me` stands to `them`.
+    public func relationship(of me: UserID, to them: UserID) async throws -> Relationship {
+        try await self.pool.read { db in try Self.relationship(me, them, db) }
+    }
+
+    static func relationship(_ me: UserID, _ them: UserID, _ db: Database) throws -> Relationship {
+        if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM blocks WHERE blocker = ? AND blocked = ?)", arguments: [me.rawValue, them.rawValue]) == true {
+            return .blocking
+        }
+        if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM blocks WHERE blocker = ? AND blocked = ?)", arguments: [them.rawValue, me.rawValue]) == true {
+            return .blockedBy
+        }
+        guard let row = try Row.fetchOne(db, sql: """
+            SELECT requester, status FROM friendships
+            WHERE (requester = :me AND addressee = :them) OR (requester = :them AND addressee = :me)
+            """, arguments: ["me": me.rawValue, "them": them.rawValue]) else { return .none }
+        if row["status"] as String == "accepted" { return .friends }
+        return (row["requester"] as Int64) == me.rawValue ? .requestSent : .requestReceived
+    }
+
+    private static func existingUser(_ id: UserID, _ db: Database) throws -> UserSummary? {
+        try Row.fetchOne(db, sql: "SELECT id, username, display_name FROM users WHERE id = ?", arguments: [id.rawValue]).map(Self.summary)
+    }
+
+    /// Sends a friend request to a canonical username; accepts theirs if they asked first.
+    public func requestFriend(from me: UserID, to username: String) async throws -> FriendRequestOutcome {
+        let now = self.now().timeIntervalSince1970
+        return try await self.pool.write { db in
+            guard let them = try Row.fetchOne(db, sql: "SELECT id, username, display_name FROM users WHERE username = ?",
+                                              arguments: [username]).map(Self.summary)
+            else { throw FriendshipError.noSuchUser }
+            switch FriendRules.request(from: me, to: them.id, relationship: try Self.relationship(me, them.id, db)) {
+            case .refuseSelf:
+                throw FriendshipError.cannotBefriendSelf
+            case .hide:
+                throw FriendshipError.noSuchUser
+            case .alreadyDone(.friends):
+                return .alreadyFriends(them)
+            case .alreadyDone:
+                return .alreadyRequested(them)
+            case .acceptTheirs:
+                try db.execute(sql: "UPDATE friendships SET status = 'accepted', accepted_at = ? WHERE requester = ? AND addressee = ?",
+                               arguments: [now, them.id.rawValue, me.rawValue])
+                return .accepted(them)
+            case .create:
+                try db.execute(sql: "INSERT INTO friendships (requester, addressee, status, created_at) VALUES (?, ?, 'pending', ?)",
+                               arguments: [me.rawValue, them.id.rawValue, now])
+                return .requested(them)
+            }
+        }
+    }
+
+    /// Accepts or declines the pending request `them` sent to `me`.
+    public func answerRequest(of me: UserID, from them: UserID, accept: Bool) async throws -> UserSummary {
+        let now = self.now().timeIntervalSince1970
+        return try await self.pool.write { db in
+            guard try Self.relationship(me, them, db) == .requestReceived, let user = try Self.existingUser(them, db) else {
+                throw FriendshipError.noPendingRequest
+            }
+            if accept {
+                try db.execute(sql: "UPDATE friendships SET status = 'accepted', accepted_at = ? WHERE requester = ? AND addressee = ?",
+                               arguments: [now, them.rawValue, me.rawValue])
+            } else {
+                try db.execute(sql: "DELETE FROM friendships WHERE requester = ? AND addressee = ?", arguments: [them.rawValue, me.rawValue])
+            }
+            return user
+        }
+    }
+
+    /// Withdraws the pending request `me` sent to `them`.
+    public func cancelRequest(of me: UserID, to them: UserID) async throws {
+        try await self.pool.write { db in
+            try db.execute(sql: "DELETE FROM friendships WHERE requester = ? AND addressee = ? AND status = 'pending'",
+                           arguments: [me.rawValue, them.rawValue])
+            guard db.changesCount == 1 else { throw FriendshipError.noPendingRequest }
+        }
+    }
+
+    /// Ends a friendship, and the sharing overrides either side had for the other.
+    public func removeFriend(of me: UserID, _ them: UserID) async throws {
+        try await self.pool.write { db in
+            guard try Self.relationship(me, them, db) == .friends else { throw FriendshipError.notFriends }
+            try Self.unlink(me, them, db)
+        }
+    }
+
+    /// Blocks a user: any friendship or request between the two ends, and each is hidden from the
+    /// other everywhere. Blocking twice is harmless.
+    public func block(of me: UserID, _ them: UserID) async throws -> UserSummary {
+        let now = self.now().timeIntervalSince1970
+        return try await self.pool.write { db in
+            guard me != them, let user = try Self.existingUser(them, db) else { throw FriendshipError.noSuchUser }
+            try Self.unlink(me, them, db)
+            try db.execute(sql: "INSERT OR IGNORE INTO blocks (blocker, blocked, created_at) VALUES (?, ?, ?)",
+                           arguments: [me.rawValue, them.rawValue, now])
+            return user
+        }
+    }
+
+    public func unblock(of me: UserID, _ them: UserID) async throws {
+        try await self.pool.write { db in
+            try db.execute(sql: "DELETE FROM blocks WHERE blocker = ? AND blocked = ?", arguments: [me.rawValue, them.rawValue])
+            guard db.changesCount == 1 else { throw FriendshipError.notBlocked }
+        }
+    }
+
+    private static func unlink(_ a: UserID, _ b: UserID, _ db: Database) throws {
+        try db.execute(sql: """
+            DELETE FROM friendships WHERE (requester = :a AND addressee = :b) OR (requester = :b AND addressee = :a);
+            DELETE FROM sharing_overrides WHERE (user_id = :a AND friend_id = :b) OR (user_id = :b AND friend_id = :a);
+            """, arguments: ["a": a.rawValue, "b": b.rawValue])
+    }
+
+    /// Accepted friends, by display name. `lastSeen` respects each friend's sharing towards `me`.
+    public func friends(of me: UserID) async throws -> [FriendListing] {
+        let now = self.now()
+        return try await self.pool.read { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT u.*, f.accepted_at FROM friendships f
+                JOIN users u ON u.id = CASE WHEN f.requester = :me THEN f.addressee ELSE f.requester END
+                WHERE (f.requester = :me OR f.addressee = :me) AND f.status = 'accepted'
+                ORDER BY u.display_name COLLATE NOCASE, u.username
+                """, arguments: ["me": me.rawValue])
+            return try rows.map { row in
+                let visible = try Self.sharing(row, db).visibility(to: me, at: now) != nil
+                return FriendListing(
+                    user: Self.summary(row), since: Date(timeIntervalSince1970: row["accepted_at"] ?? 0),
+                    lastSeen: visible ? (row["last_seen_at"] as Double?).map(Date.init(timeIntervalSince1970:)) : nil)
+            }
+        }
+    }
+
+    /// Pending requests to and from `me`, newest first.
+    public func friendRequests(of me: UserID) async throws -> (incoming: [FriendRequestListing], outgoing: [FriendRequestListing]) {
+        try await self.pool.read { db in
+            func listing(_ sql: String) throws -> [FriendRequestListing] {
+                try Row.fetchAll(db, sql: sql, arguments: [me.rawValue]).map {
+                    FriendRequestListing(user: Self.summary($0), sentAt: Date(timeIntervalSince1970: $0["created_at"]))
+                }
+            }
+            let incoming = try listing("""
+                SELECT u.id, u.username, u.display_name, f.created_at FROM friendships f JOIN users u ON u.id = f.requester
+                WHERE f.addressee = ? AND f.status = 'pending' ORDER BY f.created_at DESC
+                """)
+            let outgoing = try listing("""
+                SELECT u.id, u.username, u.display_name, f.created_at FROM friendships f JOIN users u ON u.id = f.addressee
+                WHERE f.requester = ? AND f.status = 'pending' ORDER BY f.created_at DESC
+                """)
+            return (incoming, outgoing)
+        }
+    }
+
+    /// The users `me` has blocked.
+    public func blocks(of me: UserID) async throws -> [UserSummary] {
+        try await self.pool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT u.id, u.username, u.display_name FROM blocks b JOIN users u ON u.id = b.blocked
+                WHERE b.blocker = ? ORDER BY b.created_at DESC
+                """, arguments: [me.rawValue]).map(Self.summary)
+        }
+    }
+
+    /// Sets (or with `nil` clears) what `me` shows one friend.
+    public func setSharingOverride(of me: UserID, for friend: UserID, _ override: SharingOverride?) async throws {
+        try await self.pool.write { db in
+            guard try Self.relationship(me, friend, db) == .friends else { throw FriendshipError.notFriends }
+            if let override {
+                try db.execute(sql: """
+                    INSERT INTO sharing_overrides (user_id, friend_id, precision, hidden) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (user_id, friend_id) DO UPDATE SET precision = excluded.precision, hidden = excluded.hidden
+                    """, arguments: [me.rawValue, friend.rawValue, override.precision?.rawValue, override.hidden])
+            } else {
+                try db.execute(sql: "DELETE FROM sharing_overrides WHERE user_id = ? AND friend_id = ?", arguments: [me.rawValue, friend.rawValue])
+            }
+        }
+    }
+}

@@ -1,0 +1,291 @@
+import CoasterAPI
+import CoasterCore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@Suite("Accounts and sessions")
+struct AccountTests {
+    @Test func registerLoginSeeProfileLogout() async throws {
+        try await TestService.withApp { client in
+            let ann = try await client.register("Ann.Lee")
+            #expect(ann.username == "Ann.Lee")
+            #expect(ann.token.hasPrefix("cl_") && ann.token.count == 46)
+            let me = try await client.get("/v1/me", as: ann)
+            #expect(me.status == .ok)
+            let profile = try json(me.body)
+            #expect(profile["username"] as? String == "ann.lee")
+            #expect(profile["role"] as? String == "member")
+            #expect(profile["passwordHash"] == nil && profile["password_hash"] == nil)
+            let out = try await client.send(.delete, "/v1/sessions/current", as: ann)
+            #expect(out.status == .noContent)
+            let after = try await client.get("/v1/me", as: ann)
+            let problem = try expectProblem(after, .unauthorized, .unauthorized)
+            #expect((problem["detail"] as? String)?.contains("revoked") == true)
+            #expect(after.headers[.wwwAuthenticate]?.hasPrefix("Bearer") == true)
+        }
+    }
+
+    @Test func usernamesAreUniqueCaseInsensitively() async throws {
+        try await TestService.withApp { client in
+            _ = try await client.register("bob")
+            let again = try await client.send(.post, "/v1/users", as: nil, json: ["username": "BOB", "password": TestUser.password])
+            let problem = try expectProblem(again, .conflict, .usernameTaken)
+            #expect((problem["errors"] as? [[String: Any]])?.first?["pointer"] as? String == "/username")
+        }
+    }
+
+    @Test(arguments: [
+        (["username": "ab", "password": "long enough pw"], "/username"),
+        (["username": "white space", "password": "long enough pw"], "/username"),
+        (["username": String(repeating: "a", count: 33), "password": "long enough pw"], "/username"),
+        (["username": "carol", "password": "short"], "/password"),
+        (["username": "carol", "password": String(repeating: "é", count: 40)], "/password"),
+        (["username": "carol", "password": "long enough pw", "displayName": "   "], "/displayName"),
+        (["username": "carol"], "/password"),
+        (["username": 42, "password": "long enough pw"], "/username"),
+    ] as [([String: any Sendable], String)])
+    func badRegistrationsNameTheField(body: [String: any Sendable], pointer: String) async throws {
+        try await TestService.withApp { client in
+            let response = try await client.send(.post, "/v1/users", as: nil, json: body)
+            #expect(response.status == .badRequest)
+            let problem = try json(response.body)
+            #expect(["/problems/invalid-field", "/problems/malformed-body"].contains(problem["type"] as? String))
+            #expect((problem["errors"] as? [[String: Any]])?.first?["pointer"] as? String == pointer)
+        }
+    }
+
+    @Test func wrongPasswordAndUnknownUserLookTheSame() async throws {
+        try await TestService.withApp { client in
+            _ = try await client.register("dave")
+            let wrong = try await client.send(.post, "/v1/sessions", as: nil, json: ["username": "dave", "password": "not the password"])
+            let unknown = try await client.send(.post, "/v1/sessions", as: nil, json: ["username": "nobody", "password": "not the password"])
+            let a = try expectProblem(wrong, .unauthorized, .invalidCredentials)
+            let b = try expectProblem(unknown, .unauthorized, .invalidCredentials)
+            #expect(a["detail"] as? String == b["detail"] as? String)
+            #expect(a["title"] as? String == b["title"] as? String)
+        }
+    }
+
+    @Test func repeatedFailedLoginsAreThrottledWithRetryAfter() async throws {
+        try await TestService.withApp { client in
+            _ = try await client.register("erin")
+            for _ in 0..<5 {
+                let r = try await client.send(.post, "/v1/sessions", as: nil, json: ["username": "erin", "password": "guess guess guess"])
+                #expect(r.status == .unauthorized)
+            }
+            // Now even the right password waits: the attacker cannot tell a hit from a miss.
+            let blocked = try await client.send(.post, "/v1/sessions", as: nil, json: ["username": "erin", "password": TestUser.password])
+            try expectProblem(blocked, .tooManyRequests, .tooManyRequests)
+            let retry = try #require(blocked.headers[.retryAfter].flatMap { Int($0) })
+            #expect(retry > 0 && retry <= 15 * 60)
+            // Another user from the same address is not locked out by erin's failures.
+            _ = try await client.register("frank")
+        }
+    }
+
+    @Test func sessionsSurviveARestart() async throws {
+        let first = try await TestService()
+        defer { try? FileManager.default.removeItem(at: first.directory) }
+        let user = try await first.app().test(.router) { client in try await client.register("gina") }
+        first.close()
+        let second = try await TestService(directory: first.directory)
+        defer { second.close() }
+        try await second.app().test(.router) { client in
+            let me = try await client.get("/v1/me", as: user)
+            #expect(me.status == .ok)
+        }
+    }
+
+    @Test func garbageTokensAre401() async throws {
+        try await TestService.withApp { client in
+            for header in ["Bearer nope", "Bearer " + String(repeating: "x", count: 500), "Basic Zm9vOmJhcg==", "Bearer"] {
+                let r = try await client.execute(uri: "/v1/me", method: .get, headers: [.authorization: header])
+                try expectProblem(r, .unauthorized, .unauthorized)
+            }
+        }
+    }
+
+    @Test func profileAndSharingSettings() async throws {
+        try await TestService.withApp { client in
+            let hana = try await client.register("hana")
+            let until = ISO8601DateFormatter().string(from: Date().addingTimeInterval(3600))
+            let patched = try await client.send(.patch, "/v1/me", as: hana, json: [
+                "displayName": "Hana K", "bio": "Coaster nerd",
+                "sharing": ["precision": "approximate", "ghost": ["mode": "until", "until": until]],
+            ])
+            #expect(patched.status == .ok)
+            let body = try json(patched.body)
+            #expect(body["displayName"] as? String == "Hana K")
+            let sharing = try #require(body["sharing"] as? [String: Any])
+            #expect(sharing["precision"] as? String == "approximate")
+            #expect((sharing["ghost"] as? [String: Any])?["mode"] as? String == "until")
+
+            let past = try await client.send(.patch, "/v1/me", as: hana, json: ["sharing": ["ghost": ["mode": "until", "until": "2001-01-01T00:00:00Z"]]])
+            let problem = try expectProblem(past, .badRequest, .invalidField)
+            #expect((problem["errors"] as? [[String: Any]])?.first?["pointer"] as? String == "/sharing/ghost/until")
+            let badPrecision = try await client.send(.patch, "/v1/me", as: hana, json: ["sharing": ["precision": "fuzzy"]])
+            let p2 = try expectProblem(badPrecision, .badRequest, .malformedBody)
+            #expect((p2["errors"] as? [[String: Any]])?.first?["pointer"] as? String == "/sharing/precision")
+        }
+    }
+}
+
+@Suite("Friends")
+struct FriendTests {
+    @Test func befriendAndSeeEachOtherListedAndNobodyElse() async throws {
+        try await TestService.withApp { client in
+            let ann = try await client.register("ann")
+            let bob = try await client.register("bob")
+            let eve = try await client.register("eve")
+            let request = try await client.send(.post, "/v1/friends/requests", as: ann, json: ["username": "BOB"])
+            #expect(request.status == .created)
+            #expect(try json(request.body)["status"] as? String == "requested")
+
+            let pending = try json(try await client.get("/v1/friends/requests", as: bob).body)
+            #expect(((pending["incoming"] as? [[String: Any]])?.first?["user"] as? [String: Any])?["username"] as? String == "ann")
+            let annOut = try json(try await client.get("/v1/friends/requests", as: ann).body)
+            #expect((annOut["outgoing"] as? [Any])?.count == 1)
+            // Pending is not friends yet.
+            #expect((try json(try await client.get("/v1/friends", as: ann).body)["friends"] as? [Any])?.isEmpty == true)
+
+            let accept = try await client.send(.post, "/v1/friends/requests/\(ann.id)/accept", as: bob)
+            #expect(accept.status == .ok)
+            for (me, other) in [(ann, "bob"), (bob, "ann")] {
+                let friends = try #require(try json(try await client.get("/v1/friends", as: me).body)["friends"] as? [[String: Any]])
+                #expect(friends.map { $0["username"] as? String } == [other])
+                #expect(friends.first?["online"] as? Bool == true)
+                #expect(friends.first?["lastSeen"] != nil)
+            }
+            #expect((try json(try await client.get("/v1/friends", as: eve).body)["friends"] as? [Any])?.isEmpty == true)
+        }
+    }
+
+    @Test func requestingSomeoneWhoAskedFirstAccepts() async throws {
+        try await TestService.withApp { client in
+            let a = try await client.register("ann")
+            let b = try await client.register("bob")
+            _ = try await client.send(.post, "/v1/friends/requests", as: a, json: ["username": "bob"])
+            let r = try await client.send(.post, "/v1/friends/requests", as: b, json: ["username": "ann"])
+            #expect(r.status == .ok)
+            #expect(try json(r.body)["status"] as? String == "accepted")
+        }
+    }
+
+    @Test func declineCancelRemove() async throws {
+        try await TestService.withApp { client in
+            let a = try await client.register("ann")
+            let b = try await client.register("bob")
+            _ = try await client.send(.post, "/v1/friends/requests", as: a, json: ["username": "bob"])
+            #expect(try await client.send(.post, "/v1/friends/requests/\(a.id)/decline", as: b).status == .noContent)
+            try expectProblem(try await client.send(.post, "/v1/friends/requests/\(a.id)/accept", as: b), .notFound, .noPendingRequest)
+
+            _ = try await client.send(.post, "/v1/friends/requests", as: a, json: ["username": "bob"])
+            #expect(try await client.send(.delete, "/v1/friends/requests/\(b.id)", as: a).status == .noContent)
+            try expectProblem(try await client.send(.delete, "/v1/friends/requests/\(b.id)", as: a), .notFound, .noPendingRequest)
+
+            try await client.befriend(a, b)
+            #expect(try await client.send(.delete, "/v1/friends/\(b.id)", as: a).status == .noContent)
+            #expect((try json(try await client.get("/v1/friends", as: b).body)["friends"] as? [Any])?.isEmpty == true)
+            try expectProblem(try await client.send(.post, "/v1/friends/requests", as: a, json: ["username": "ann"]), .unprocessableContent, .cannotBefriendSelf)
+            try expectProblem(try await client.send(.post, "/v1/friends/requests", as: a, json: ["username": "nobody"]), .notFound, .noSuchUser)
+        }
+    }
+
+    @Test func blockingEndsTheFriendshipAndHidesEachFromTheOther() async throws {
+        try await TestService.withApp { client in
+            let a = try await client.register("ann")
+            let b = try await client.register("bob")
+            try await client.befriend(a, b)
+            #expect(try await client.send(.put, "/v1/blocks/\(b.id)", as: a).status == .ok)
+            for user in [a, b] {
+                #expect((try json(try await client.get("/v1/friends", as: user).body)["friends"] as? [Any])?.isEmpty == true)
+            }
+            // Bob cannot find Ann to ask again: she looks like nobody.
+            try expectProblem(try await client.send(.post, "/v1/friends/requests", as: b, json: ["username": "ann"]), .notFound, .noSuchUser)
+            let blocks = try json(try await client.get("/v1/blocks", as: a).body)
+            #expect((blocks["users"] as? [[String: Any]])?.first?["username"] as? String == "bob")
+            #expect(try await client.send(.delete, "/v1/blocks/\(b.id)", as: a).status == .noContent)
+            #expect(try await client.send(.post, "/v1/friends/requests", as: b, json: ["username": "ann"]).status == .created)
+        }
+    }
+
+    @Test func ghostModeHidesLastSeenFromFriends() async throws {
+        try await TestService.withApp { client in
+            let a = try await client.register("ann")
+            let b = try await client.register("bob")
+            try await client.befriend(a, b)
+            _ = try await client.send(.patch, "/v1/me", as: b, json: ["sharing": ["ghost": ["mode": "on"]]])
+            let friends = try #require(try json(try await client.get("/v1/friends", as: a).body)["friends"] as? [[String: Any]])
+            #expect(friends.first?["lastSeen"] == nil)
+            #expect(friends.first?["online"] as? Bool == false)
+            // A per-friend override: hidden from Ann only, even with ghost mode off.
+            _ = try await client.send(.patch, "/v1/me", as: b, json: ["sharing": ["ghost": ["mode": "off"]]])
+            #expect(try await client.send(.put, "/v1/friends/\(a.id)/sharing", as: b, json: ["hidden": true]).status == .noContent)
+            let again = try #require(try json(try await client.get("/v1/friends", as: a).body)["friends"] as? [[String: Any]])
+            #expect(again.first?["lastSeen"] == nil)
+            let me = try json(try await client.get("/v1/me", as: b).body)
+            let overrides = try #require((me["sharing"] as? [String: Any])?["overrides"] as? [[String: Any]])
+            #expect(overrides.first?["hidden"] as? Bool == true)
+        }
+    }
+}
+
+@Suite("Admin park loading")
+struct AdminParkTests {
+    @Test func anAdminLoadsAParkOverHTTPAndLocateSeesIt() async throws {
+        try await TestService.withService { service, client in
+            let admin = try await service.admin("root", on: client)
+            var document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: TestService.repoRoot
+                .appendingPathComponent("data/parks/kings-island.geojson"))) as? [String: Any])
+            var features = try #require(document["features"] as? [[String: Any]])
+            var park = features[0]
+            var properties = try #require(park["properties"] as? [String: Any])
+            properties["id"] = "kings-island-copy"
+            properties["name"] = "Kings Island Copy"
+            park["properties"] = properties
+            features[0] = park
+            document["features"] = features
+            let created = try await client.send(.put, "/v1/admin/parks/kings-island-copy", as: admin, json: document)
+            #expect(created.status == .created)
+            #expect(try json(created.body)["zones"] as? Int == 15)
+            let again = try await client.send(.put, "/v1/admin/parks/kings-island-copy", as: admin, json: document)
+            #expect(again.status == .ok)
+            let located = try json(try await client.get("/v1/locate?lat=39.3440&lon=-84.2680", as: admin).body)
+            let ids = (located["parks"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
+            #expect(ids?.contains("kings-island-copy") == true)
+        }
+    }
+
+    @Test func aBadFileIsRejectedWholeWithFeatureIndexAndNothingWritten() async throws {
+        try await TestService.withService { service, client in
+            let admin = try await service.admin("root", on: client)
+            let raw = try Data(contentsOf: TestService.repoRoot.deletingLastPathComponent()
+                .appendingPathComponent("shared/data/osm-park-geofences/cedar-point.geojson"))
+            let response = try await client.execute(uri: "/v1/admin/parks/cedar-point", method: .put, headers: admin.auth, body: ByteBuffer(bytes: raw))
+            let problem = try expectProblem(response, .unprocessableContent, .invalidParkFile)
+            let errors = try #require(problem["errors"] as? [[String: Any]])
+            #expect(errors.contains { $0["feature"] as? Int == 1 && $0["pointer"] as? String == "/features/1/geometry" })
+            // The shipped Cedar Point is untouched: still five lands.
+            let park = try json(try await client.get("/v1/parks/cedar-point", as: admin).body)
+            let lands = (park["features"] as? [[String: Any]])?.filter { ($0["properties"] as? [String: Any])?["kind"] as? String == "land" }
+            #expect(lands?.count == 5)
+            let mismatch = try await client.execute(uri: "/v1/admin/parks/other-id", method: .put, headers: admin.auth,
+                                                    body: ByteBuffer(bytes: try Data(contentsOf: TestService.repoRoot.appendingPathComponent("data/parks/kings-island.geojson"))))
+            try expectProblem(mismatch, .unprocessableContent, .invalidParkFile)
+            let notJSON = try await client.execute(uri: "/v1/admin/parks/x", method: .put, headers: admin.auth, body: ByteBuffer(string: "{nope"))
+            try expectProblem(notJSON, .badRequest, .malformedBody)
+        }
+    }
+
+    @Test func bodiesOverTheLimitAre413() async throws {
+        try await TestService.withService { service, client in
+            let admin = try await service.admin("root", on: client)
+            let big = ByteBuffer(repeating: UInt8(ascii: " "), count: 16 * 1024 * 1024 + 1)
+            let response = try await client.execute(uri: "/v1/admin/parks/big", method: .put, headers: admin.auth, body: big)
+            try expectProblem(response, .contentTooLarge, .payloadTooLarge)
+        }
+    }
+}

@@ -1,0 +1,148 @@
+import CoasterAPI
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// Every route × every kind of caller: the status and problem type each gets.
+///
+/// Callers, relative to a target user T named in the route (`{userId}`): anonymous (no token),
+/// member and admin (no tie to T), friend (friends with T), stranger (no tie, a member),
+/// pending (has asked T to be friends), blocked (T has blocked them). A route added to the
+/// router without a row here fails ``everyRouteHasARow()``.
+@Suite("Authorization matrix")
+struct AuthorizationMatrixTests {
+    enum Actor: String, CaseIterable, Sendable {
+        case anonymous, member, admin, friend, stranger, pending, blocked
+    }
+
+    enum Outcome: Sendable, CustomStringConvertible {
+        case ok(HTTPResponse.Status)
+        case problem(HTTPResponse.Status, ProblemType)
+
+        var description: String {
+            switch self {
+            case .ok(let s): "\(s.code)"
+            case .problem(let s, let t): "\(s.code) \(t.rawValue)"
+            }
+        }
+    }
+
+    struct Row: Sendable, CustomTestStringConvertible {
+        var method: HTTPRequest.Method
+        var path: String
+        var body: (@Sendable (_ caller: String, _ target: String) -> [String: any Sendable])? = nil
+        var rawBody: (@Sendable () throws -> ByteBuffer)? = nil
+        var outcomes: [Actor: Outcome]
+        var testDescription: String { "\(self.method) \(self.path)" }
+    }
+
+    /// Anonymous gets 401; everyone else gets `status`.
+    static func members(_ status: HTTPResponse.Status) -> [Actor: Outcome] {
+        Dictionary(uniqueKeysWithValues: Actor.allCases.map { ($0, $0 == .anonymous ? .problem(.unauthorized, .unauthorized) : .ok(status)) })
+    }
+
+    static func everyone(_ status: HTTPResponse.Status) -> [Actor: Outcome] {
+        Dictionary(uniqueKeysWithValues: Actor.allCases.map { ($0, .ok(status)) })
+    }
+
+    /// Anonymous 401; the listed actors `yes`; everyone else `no`.
+    static func only(_ actors: Set<Actor>, _ yes: Outcome, else no: Outcome) -> [Actor: Outcome] {
+        Dictionary(uniqueKeysWithValues: Actor.allCases.map { a in
+            (a, a == .anonymous ? .problem(.unauthorized, .unauthorized) : actors.contains(a) ? yes : no)
+        })
+    }
+
+    static let rows: [Row] = [
+        Row(method: .get, path: "/health", outcomes: everyone(.ok)),
+        Row(method: .get, path: "/ready", outcomes: everyone(.ok)),
+        Row(method: .get, path: "/openapi.json", outcomes: everyone(.ok)),
+        Row(method: .post, path: "/v1/users", body: { caller, _ in ["username": caller + "x", "password": TestUser.password] },
+            outcomes: everyone(.created)),
+        Row(method: .post, path: "/v1/sessions", body: { _, target in ["username": target, "password": TestUser.password] },
+            outcomes: everyone(.created)),
+        Row(method: .delete, path: "/v1/sessions/current", outcomes: members(.noContent)),
+        Row(method: .get, path: "/v1/me", outcomes: members(.ok)),
+        Row(method: .patch, path: "/v1/me", body: { _, _ in ["bio": "hi"] }, outcomes: members(.ok)),
+        Row(method: .get, path: "/v1/parks", outcomes: members(.ok)),
+        Row(method: .get, path: "/v1/parks/{parkId}", outcomes: members(.ok)),
+        Row(method: .get, path: "/v1/parks/{parkId}/rides", outcomes: members(.ok)),
+        Row(method: .get, path: "/v1/locate", outcomes: members(.ok)),
+        Row(method: .get, path: "/v1/friends", outcomes: members(.ok)),
+        Row(method: .get, path: "/v1/friends/requests", outcomes: members(.ok)),
+        Row(method: .get, path: "/v1/blocks", outcomes: members(.ok)),
+        Row(method: .post, path: "/v1/friends/requests", body: { _, target in ["username": target] }, outcomes: {
+            var o = only([.member, .admin, .stranger], .ok(.created), else: .ok(.ok))
+            o[.blocked] = .problem(.notFound, .noSuchUser)
+            return o
+        }()),
+        Row(method: .post, path: "/v1/friends/requests/{userId}/accept", outcomes: only([], .ok(.ok), else: .problem(.notFound, .noPendingRequest))),
+        Row(method: .post, path: "/v1/friends/requests/{userId}/decline", outcomes: only([], .ok(.noContent), else: .problem(.notFound, .noPendingRequest))),
+        Row(method: .delete, path: "/v1/friends/requests/{userId}", outcomes: only([.pending], .ok(.noContent), else: .problem(.notFound, .noPendingRequest))),
+        Row(method: .delete, path: "/v1/friends/{userId}", outcomes: only([.friend], .ok(.noContent), else: .problem(.notFound, .notFriends))),
+        Row(method: .put, path: "/v1/friends/{userId}/sharing", body: { _, _ in ["precision": "approximate"] },
+            outcomes: only([.friend], .ok(.noContent), else: .problem(.notFound, .notFriends))),
+        Row(method: .delete, path: "/v1/friends/{userId}/sharing", outcomes: only([.friend], .ok(.noContent), else: .problem(.notFound, .notFriends))),
+        Row(method: .put, path: "/v1/blocks/{userId}", outcomes: members(.ok)),
+        Row(method: .delete, path: "/v1/blocks/{userId}", outcomes: only([], .ok(.noContent), else: .problem(.notFound, .notBlocked))),
+        Row(method: .put, path: "/v1/admin/parks/{parkId}",
+            rawBody: { ByteBuffer(bytes: try Data(contentsOf: TestService.repoRoot.appendingPathComponent("data/parks/cedar-point.geojson"))) },
+            outcomes: only([.admin], .ok(.ok), else: .problem(.forbidden, .forbidden))),
+    ]
+
+    @Test func everyRouteHasARow() async throws {
+        let s = try await TestService()
+        defer { s.remove() }
+        let routed = Set(try buildRouter(s.service).routes.map { "\($0.method) \($0.path)" })
+        let covered = Set(Self.rows.map { "\($0.method) \($0.path)" })
+        #expect(routed.subtracting(covered).isEmpty, "routes without a matrix row: \(routed.subtracting(covered).sorted())")
+        #expect(covered.subtracting(routed).isEmpty, "rows for routes that do not exist: \(covered.subtracting(routed).sorted())")
+        #expect(Self.rows.allSatisfy { Set($0.outcomes.keys) == Set(Actor.allCases) })
+    }
+
+    @Test(arguments: rows)
+    func route(_ row: Row) async throws {
+        try await TestService.withService { service, client in
+            for actor in Actor.allCases {
+                let tag = String(UUID().uuidString.prefix(8)).lowercased()
+                let target = try await client.register("t\(tag)")
+                var caller: TestUser?
+                switch actor {
+                case .anonymous: caller = nil
+                case .admin: caller = try await service.admin("a\(tag)", on: client)
+                default: caller = try await client.register("c\(tag)")
+                }
+                switch actor {
+                case .friend: try await client.befriend(caller!, target)
+                case .pending: _ = try await client.send(.post, "/v1/friends/requests", as: caller, json: ["username": target.username])
+                case .blocked: _ = try await client.send(.put, "/v1/blocks/\(caller!.id)", as: target)
+                default: break
+                }
+                let uri = row.path
+                    .replacingOccurrences(of: "{userId}", with: String(target.id))
+                    .replacingOccurrences(of: "{parkId}", with: "cedar-point")
+                    + (row.path == "/v1/locate" ? "?lat=41.4822&lon=-82.6835" : "")
+                var headers = caller?.auth ?? [:]
+                var payload: ByteBuffer?
+                if let make = row.body {
+                    payload = body(make("c\(tag)", target.username))
+                    headers[.contentType] = "application/json"
+                } else if let raw = row.rawBody {
+                    payload = try raw()
+                }
+                let response = try await client.execute(uri: uri, method: row.method, headers: headers, body: payload)
+                let expected = try #require(row.outcomes[actor])
+                let label = "\(row.method) \(row.path) as \(actor.rawValue): expected \(expected), got \(response.status.code) \(String(buffer: response.body).prefix(200))"
+                switch expected {
+                case .ok(let status):
+                    #expect(response.status == status, "\(label)")
+                case .problem(let status, let type):
+                    #expect(response.status == status, "\(label)")
+                    let problem = try json(response.body)
+                    #expect(problem["type"] as? String == type.uri, "\(label)")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,133 @@
+import CoasterAPI
+import CoasterCore
+import CoasterStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+
+/// The real application over a real temporary database seeded with data/parks.
+struct TestService {
+    static let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let directory: URL
+    let configuration: ServiceConfiguration
+    let service: Service
+
+    /// - Parameter directory: reuse a database directory (to test a restart); a new one by default.
+    init(port: Int = 0, directory: URL? = nil, accounts: AccountPolicy = TestService.fastAccounts) async throws {
+        self.directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("coasterlife-api-\(UUID().uuidString)")
+        self.configuration = ServiceConfiguration(
+            host: "127.0.0.1", port: port, databasePath: self.directory.appendingPathComponent("api.sqlite").path,
+            seedParksDirectory: Self.repoRoot.appendingPathComponent("data/parks").path, accounts: accounts)
+        self.service = try await Service.open(self.configuration, logger: Logger(label: "test"))
+    }
+
+    /// bcrypt at its minimum cost: the tests check behaviour, not the work factor.
+    static var fastAccounts: AccountPolicy {
+        var policy = AccountPolicy()
+        policy.bcryptCost = 4
+        return policy
+    }
+
+    func app() throws -> some ApplicationProtocol {
+        try buildApplication(self.configuration, service: self.service, logger: Logger(label: "test"))
+    }
+
+    func close() {
+        try? self.service.store.close()
+    }
+
+    func remove() {
+        self.close()
+        try? FileManager.default.removeItem(at: self.directory)
+    }
+
+    /// Runs `body` against the application in `.router` mode.
+    static func withApp(_ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        let s = try await TestService()
+        defer { s.remove() }
+        try await s.app().test(.router) { client in try await body(client) }
+    }
+
+    /// Runs `body` with the application and the service behind it.
+    static func withService(_ body: @Sendable (TestService, any TestClientProtocol) async throws -> Void) async throws {
+        let s = try await TestService()
+        defer { s.remove() }
+        try await s.app().test(.router) { client in try await body(s, client) }
+    }
+
+    /// An admin account made the way `coasterlife user create --admin` makes it.
+    func admin(_ username: String, on client: some TestClientProtocol) async throws -> TestUser {
+        _ = try await self.service.accounts.register(username: username, password: TestUser.password, displayName: nil, role: .admin)
+        return try await client.login(username)
+    }
+}
+
+/// A registered, logged-in user.
+struct TestUser: Sendable {
+    static let password = "correct horse battery"
+    var id: Int64
+    var username: String
+    var token: String
+
+    var auth: HTTPFields { [.authorization: "Bearer \(self.token)"] }
+}
+
+extension TestClientProtocol {
+    /// Registers `username` (password ``TestUser/password``) and logs in.
+    func register(_ username: String) async throws -> TestUser {
+        let response = try await self.execute(uri: "/v1/users", method: .post, body: body(["username": username, "password": TestUser.password]))
+        #expect(response.status == .created, "register \(username): \(String(buffer: response.body))")
+        return try await self.login(username)
+    }
+
+    func login(_ username: String) async throws -> TestUser {
+        let response = try await self.execute(uri: "/v1/sessions", method: .post, body: body(["username": username, "password": TestUser.password]))
+        #expect(response.status == .created, "login \(username): \(String(buffer: response.body))")
+        let json = try json(response.body)
+        let user = try #require(json["user"] as? [String: Any])
+        return TestUser(id: try #require((user["id"] as? NSNumber)?.int64Value), username: username, token: try #require(json["token"] as? String))
+    }
+
+    func get(_ uri: String, as user: TestUser?) async throws -> TestResponse {
+        try await self.execute(uri: uri, method: .get, headers: user?.auth ?? [:])
+    }
+
+    func send(_ method: HTTPRequest.Method, _ uri: String, as user: TestUser?, json: [String: Any]? = nil) async throws -> TestResponse {
+        var headers = user?.auth ?? [:]
+        if json != nil { headers[.contentType] = "application/json" }
+        return try await self.execute(uri: uri, method: method, headers: headers, body: json.map(body))
+    }
+
+    /// `from` befriends `to` (request and accept).
+    func befriend(_ from: TestUser, _ to: TestUser) async throws {
+        let r = try await self.send(.post, "/v1/friends/requests", as: from, json: ["username": to.username])
+        #expect(r.status == .created)
+        let a = try await self.send(.post, "/v1/friends/requests/\(from.id)/accept", as: to)
+        #expect(a.status == .ok)
+    }
+}
+
+func body(_ object: [String: Any]) -> ByteBuffer {
+    ByteBuffer(bytes: try! JSONSerialization.data(withJSONObject: object))
+}
+
+func json(_ buffer: ByteBuffer) throws -> [String: Any] {
+    try #require(try JSONSerialization.jsonObject(with: Data(buffer.readableBytesView)) as? [String: Any])
+}
+
+/// Asserts a response is an RFC 9457 problem of the given status and type.
+@discardableResult
+func expectProblem(_ response: TestResponse, _ status: HTTPResponse.Status, _ type: ProblemType,
+                   sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
+    #expect(response.status == status, "body: \(String(buffer: response.body))", sourceLocation: sourceLocation)
+    #expect(response.headers[.contentType] == "application/problem+json", sourceLocation: sourceLocation)
+    let body = try json(response.body)
+    #expect(body["type"] as? String == type.uri, sourceLocation: sourceLocation)
+    #expect(body["status"] as? Int == Int(status.code), sourceLocation: sourceLocation)
+    #expect((body["requestId"] as? String)?.isEmpty == false, sourceLocation: sourceLocation)
+    #expect(response.headers[.requestID] == body["requestId"] as? String, sourceLocation: sourceLocation)
+    return body
+}
