@@ -13,11 +13,15 @@ public struct ServiceConfiguration: Sendable {
     /// Park files loaded into an empty database on first start (`nil`: none).
     public var seedParksDirectory: String?
     public var accounts: AccountPolicy
+    public var location: LocationPolicy
+    /// The clock every rule reads; tests move it.
+    public var now: @Sendable () -> Date = Date.init
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, databasePath: String, seedParksDirectory: String? = nil,
-        accounts: AccountPolicy = AccountPolicy()
+        accounts: AccountPolicy = AccountPolicy(), location: LocationPolicy = LocationPolicy()
     ) {
+        self.location = location
         self.host = host
         self.port = port
         self.databasePath = databasePath
@@ -32,19 +36,25 @@ public struct Service: Sendable {
     public let fences: Fences
     public let sessions: Sessions
     public let accounts: Accounts
+    public let location: LocationPolicy
     public let now: @Sendable () -> Date
+    let fixRates: RequestRates
 
     /// Opens the store, loads the seed parks into an empty database, and builds the fence index.
     public static func open(_ configuration: ServiceConfiguration, logger: Logger) async throws -> Service {
-        let store = try Store(path: configuration.databasePath)
+        let now = configuration.now
+        let store = try Store(path: configuration.databasePath, now: now)
         let fences = Fences(store: store)
         if let directory = configuration.seedParksDirectory, try await store.parkSummaries().isEmpty {
             try await Self.seed(store: store, from: directory, logger: logger)
         }
         let index = try await fences.reload()
         logger.info("fences loaded", metadata: ["parks": "\(index.parkCount)", "zones": "\(index.zoneCount)", "vertices": "\(index.vertexCount)"])
-        let sessions = Sessions(store: store, policy: configuration.accounts)
-        return Service(store: store, fences: fences, sessions: sessions, accounts: Accounts(store: store, sessions: sessions), now: Date.init)
+        let sessions = Sessions(store: store, policy: configuration.accounts, now: now)
+        return Service(
+            store: store, fences: fences, sessions: sessions, accounts: Accounts(store: store, sessions: sessions),
+            location: configuration.location, now: now,
+            fixRates: RequestRates(perSecond: configuration.location.fixRequestsPerSecond, burst: configuration.location.fixRequestBurst, now: now))
     }
 
     private static func seed(store: Store, from directory: String, logger: Logger) async throws {
@@ -81,6 +91,10 @@ public func buildRouter(_ service: Service) throws -> Router<AppRequestContext> 
     members.addRoutes(accounts.userEndpoints)
     members.addRoutes(ParksController(store: service.store, fences: service.fences).endpoints)
     members.addRoutes(FriendsController(store: service.store, now: service.now).endpoints)
+    members.addRoutes(FixesController(store: service.store, fences: service.fences, policy: service.location, rates: service.fixRates).endpoints)
+    members.addRoutes(RidesController(store: service.store, policy: service.location).endpoints)
+    router.addRoutes(OwnTracksController(store: service.store, fences: service.fences, sessions: service.sessions, policy: service.location,
+                                         rates: service.fixRates, now: service.now).endpoints)
 
     let admins = router.group("v1/admin").add(middleware: RequireAdmin())
     admins.addRoutes(AdminController(store: service.store, fences: service.fences).endpoints)

@@ -117,6 +117,85 @@ enum Migrations {
                 """)
         }
 
+        migrator.registerMigration("2026-11-21 fixes, visits, ride logs") { db in
+            try db.execute(sql: """
+                ALTER TABLE rides ADD COLUMN cycle_s INTEGER;
+                -- Accepted fixes: the bounded history of where each user was.
+                CREATE TABLE fixes (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    client_id TEXT,
+                    lat REAL NOT NULL,
+                    lon REAL NOT NULL,
+                    accuracy REAL NOT NULL,
+                    recorded_at REAL NOT NULL,
+                    received_at REAL NOT NULL,
+                    speed REAL,
+                    altitude REAL,
+                    source TEXT NOT NULL CHECK (source IN ('api', 'owntracks')),
+                    UNIQUE (user_id, client_id),
+                    UNIQUE (user_id, recorded_at, lat, lon)
+                );
+                -- The pipeline's memory per user: latest accepted fix and the fences they are inside.
+                CREATE TABLE track_state (
+                    user_id INTEGER PRIMARY KEY NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    lat REAL NOT NULL,
+                    lon REAL NOT NULL,
+                    accuracy REAL NOT NULL,
+                    recorded_at REAL NOT NULL,
+                    parks TEXT NOT NULL DEFAULT '',
+                    zones TEXT NOT NULL DEFAULT ''
+                );
+                CREATE TABLE transitions (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    fix_id INTEGER,
+                    event TEXT NOT NULL CHECK (event IN ('enter', 'exit')),
+                    park_id TEXT NOT NULL,
+                    zone_id TEXT,
+                    zone_kind TEXT,
+                    ride_id TEXT,
+                    at REAL NOT NULL
+                );
+                CREATE INDEX transitions_by_fix ON transitions(fix_id);
+                CREATE INDEX transitions_by_user ON transitions(user_id, at);
+                CREATE TABLE visits (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    park_id TEXT NOT NULL REFERENCES parks(id),
+                    how TEXT NOT NULL CHECK (how IN ('explicit', 'automatic')),
+                    entered_at REAL NOT NULL,
+                    left_at REAL,
+                    -- The last fix inside the park or check-in: a visit with none for a while is over.
+                    last_evidence_at REAL NOT NULL
+                );
+                CREATE INDEX visits_by_user ON visits(user_id, entered_at);
+                CREATE INDEX visits_open ON visits(user_id, park_id) WHERE left_at IS NULL;
+                CREATE TABLE ride_logs (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    ride_id TEXT NOT NULL REFERENCES rides(id),
+                    visit_id INTEGER REFERENCES visits(id),
+                    ridden_at REAL NOT NULL
+                );
+                CREATE INDEX ride_logs_by_user ON ride_logs(user_id, ride_id, ridden_at);
+                CREATE INDEX ride_logs_by_time ON ride_logs(user_id, ridden_at);
+                -- OwnTracks region events, as the app reported them.
+                CREATE TABLE owntracks_transitions (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    event TEXT NOT NULL,
+                    region TEXT,
+                    region_id TEXT,
+                    lat REAL NOT NULL,
+                    lon REAL NOT NULL,
+                    accuracy REAL NOT NULL,
+                    at REAL NOT NULL,
+                    received_at REAL NOT NULL
+                );
+                """)
+        }
+
         return migrator
     }
 }

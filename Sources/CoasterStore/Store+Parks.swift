@@ -56,22 +56,22 @@ extension Store {
         try db.execute(sql: "UPDATE rides SET listed = 0 WHERE park_id = ?", arguments: [park.id.rawValue])
         let upsertRide = try db.cachedStatement(sql: """
             INSERT INTO rides (id, park_id, name, type, status, land, min_height_cm, max_height_cm, height_m, speed_kmh,
-                               length_m, inversions, manufacturer, model, opened, material, stats_source, listed, position)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)
+                               length_m, inversions, manufacturer, model, opened, material, stats_source, cycle_s, listed, position)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)
             ON CONFLICT (id) DO UPDATE SET
                 name = excluded.name, type = excluded.type, status = excluded.status, land = excluded.land,
                 min_height_cm = excluded.min_height_cm, max_height_cm = excluded.max_height_cm,
                 height_m = excluded.height_m, speed_kmh = excluded.speed_kmh, length_m = excluded.length_m,
                 inversions = excluded.inversions, manufacturer = excluded.manufacturer, model = excluded.model,
                 opened = excluded.opened, material = excluded.material, stats_source = excluded.stats_source,
-                listed = 1, position = excluded.position
+                cycle_s = excluded.cycle_s, listed = 1, position = excluded.position
             """)
         for (position, ride) in definition.rides.enumerated() {
             let s = ride.stats
             try upsertRide.execute(arguments: [
                 ride.id.rawValue, park.id.rawValue, ride.name, ride.type.rawValue, ride.status.rawValue, ride.land,
                 ride.minHeightCm, ride.maxHeightCm, s.heightM, s.speedKmh, s.lengthM, s.inversions, s.manufacturer,
-                s.model, s.opened, s.material, s.source, position,
+                s.model, s.opened, s.material, s.source, ride.cycleSeconds, position,
             ])
         }
         let insertZone = try db.cachedStatement(sql: """
@@ -240,6 +240,7 @@ struct RideRecord: FetchableRecord {
             id: RideID(rawValue: row["id"]), park: ParkID(rawValue: row["park_id"]), name: row["name"],
             type: RideType(rawValue: row["type"]) ?? .other, status: RideStatus(rawValue: row["status"]) ?? .operating,
             land: row["land"], minHeightCm: row["min_height_cm"], maxHeightCm: row["max_height_cm"],
+            cycleSeconds: row["cycle_s"],
             stats: RideStats(
                 heightM: row["height_m"], speedKmh: row["speed_kmh"], lengthM: row["length_m"], inversions: row["inversions"],
                 manufacturer: row["manufacturer"], model: row["model"], opened: row["opened"], material: row["material"],

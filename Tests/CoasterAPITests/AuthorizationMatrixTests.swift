@@ -34,6 +34,8 @@ struct AuthorizationMatrixTests {
         var path: String
         var body: (@Sendable (_ caller: String, _ target: String) -> [String: any Sendable])? = nil
         var rawBody: (@Sendable () throws -> ByteBuffer)? = nil
+        /// OwnTracks: the caller's username and password as HTTP Basic credentials.
+        var basicAuth = false
         var outcomes: [Actor: Outcome]
         var testDescription: String { "\(self.method) \(self.path)" }
     }
@@ -86,6 +88,18 @@ struct AuthorizationMatrixTests {
         Row(method: .delete, path: "/v1/friends/{userId}/sharing", outcomes: only([.friend], .ok(.noContent), else: .problem(.notFound, .notFriends))),
         Row(method: .put, path: "/v1/blocks/{userId}", outcomes: members(.ok)),
         Row(method: .delete, path: "/v1/blocks/{userId}", outcomes: only([], .ok(.noContent), else: .problem(.notFound, .notBlocked))),
+        Row(method: .post, path: "/v1/fixes", body: { _, _ in
+                ["lat": 41.4817, "lon": -82.6881, "accuracy": 10, "recordedAt": Date().formatted(.iso8601)]
+            }, outcomes: members(.ok)),
+        Row(method: .post, path: "/v1/checkins", body: { _, _ in ["parkId": "cedar-point"] },
+            outcomes: only([], .ok(.created), else: .problem(.unprocessableContent, .checkinRefused))),
+        Row(method: .get, path: "/v1/checkins", outcomes: members(.ok)),
+        Row(method: .post, path: "/v1/rides/{rideId}/rides", outcomes: only([], .ok(.created), else: .problem(.unprocessableContent, .rideRefused))),
+        Row(method: .get, path: "/v1/me/rides", outcomes: members(.ok)),
+        Row(method: .get, path: "/v1/me/stats", outcomes: members(.ok)),
+        Row(method: .post, path: "/owntracks", rawBody: {
+                ByteBuffer(string: #"{"_type":"location","lat":41.4817,"lon":-82.6881,"acc":10,"tst":\#(Int(Date().timeIntervalSince1970))}"#)
+            }, basicAuth: true, outcomes: members(.ok)),
         Row(method: .put, path: "/v1/admin/parks/{parkId}",
             rawBody: { ByteBuffer(bytes: try Data(contentsOf: TestService.repoRoot.appendingPathComponent("data/parks/cedar-point.geojson"))) },
             outcomes: only([.admin], .ok(.ok), else: .problem(.forbidden, .forbidden))),
@@ -122,8 +136,12 @@ struct AuthorizationMatrixTests {
                 let uri = row.path
                     .replacingOccurrences(of: "{userId}", with: String(target.id))
                     .replacingOccurrences(of: "{parkId}", with: "cedar-point")
+                    .replacingOccurrences(of: "{rideId}", with: "cedar-point.millennium-force")
                     + (row.path == "/v1/locate" ? "?lat=41.4822&lon=-82.6835" : "")
                 var headers = caller?.auth ?? [:]
+                if row.basicAuth {
+                    headers = caller.map { [.authorization: "Basic " + Data("\($0.username):\(TestUser.password)".utf8).base64EncodedString()] } ?? [:]
+                }
                 var payload: ByteBuffer?
                 if let make = row.body {
                     payload = body(make("c\(tag)", target.username))

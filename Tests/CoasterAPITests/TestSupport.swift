@@ -6,6 +6,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import Synchronization
 import Testing
 
 /// The real application over a real temporary database seeded with data/parks.
@@ -16,11 +17,13 @@ struct TestService {
     let service: Service
 
     /// - Parameter directory: reuse a database directory (to test a restart); a new one by default.
-    init(port: Int = 0, directory: URL? = nil, accounts: AccountPolicy = TestService.fastAccounts) async throws {
+    init(port: Int = 0, directory: URL? = nil, accounts: AccountPolicy = TestService.fastAccounts, clock: TestClock? = nil) async throws {
         self.directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("coasterlife-api-\(UUID().uuidString)")
-        self.configuration = ServiceConfiguration(
+        var configuration = ServiceConfiguration(
             host: "127.0.0.1", port: port, databasePath: self.directory.appendingPathComponent("api.sqlite").path,
             seedParksDirectory: Self.repoRoot.appendingPathComponent("data/parks").path, accounts: accounts)
+        if let clock { configuration.now = { clock.now() } }
+        self.configuration = configuration
         self.service = try await Service.open(self.configuration, logger: Logger(label: "test"))
     }
 
@@ -52,8 +55,8 @@ struct TestService {
     }
 
     /// Runs `body` with the application and the service behind it.
-    static func withService(_ body: @Sendable (TestService, any TestClientProtocol) async throws -> Void) async throws {
-        let s = try await TestService()
+    static func withService(clock: TestClock? = nil, _ body: @Sendable (TestService, any TestClientProtocol) async throws -> Void) async throws {
+        let s = try await TestService(clock: clock)
         defer { s.remove() }
         try await s.app().test(.router) { client in try await body(s, client) }
     }
@@ -130,4 +133,29 @@ func expectProblem(_ response: TestResponse, _ status: HTTPResponse.Status, _ ty
     #expect((body["requestId"] as? String)?.isEmpty == false, sourceLocation: sourceLocation)
     #expect(response.headers[.requestID] == body["requestId"] as? String, sourceLocation: sourceLocation)
     return body
+}
+
+/// A clock the test moves by hand.
+final class TestClock: Sendable {
+    private let value: Mutex<Date>
+    init(_ start: Date = Date()) { self.value = Mutex(start) }
+    func now() -> Date { self.value.withLock { $0 } }
+    func advance(_ seconds: TimeInterval) { self.value.withLock { $0 = $0.addingTimeInterval(seconds) } }
+}
+
+extension TestClientProtocol {
+    /// Posts fixes (objects with lat, lon, accuracy, recordedAt…) and returns the decoded response.
+    func postFixes(_ fixes: [[String: Any]], as user: TestUser) async throws -> [String: Any] {
+        let response = try await self.execute(uri: "/v1/fixes", method: .post, headers: user.auth,
+                                              body: ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: fixes)))
+        #expect(response.status == .ok, "\(String(buffer: response.body))")
+        return try json(response.body)
+    }
+}
+
+/// A fix object for POST /v1/fixes.
+func fixJSON(_ lat: Double, _ lon: Double, accuracy: Double = 8, at date: Date, id: String? = nil) -> [String: Any] {
+    var fix: [String: Any] = ["lat": lat, "lon": lon, "accuracy": accuracy, "recordedAt": date.formatted(.iso8601)]
+    if let id { fix["id"] = id }
+    return fix
 }

@@ -37,8 +37,11 @@ struct ParksController {
         let id = try Self.parkID(context)
         guard let rides = try await self.store.rides(in: id) else { throw Self.noSuchPark(id) }
         let zones = Set(self.fences.index.zoneIDs(of: id))
+        let counts = try await self.store.rideCounts(of: try context.requireIdentity().id, in: id)
         return RideListResponse(park: id, rides: rides.map { ride in
-            RideWire(ride, zone: zones.contains(ZoneID(rawValue: ride.id.rawValue)) ? ZoneID(rawValue: ride.id.rawValue) : nil)
+            var wire = RideWire(ride, zone: zones.contains(ZoneID(rawValue: ride.id.rawValue)) ? ZoneID(rawValue: ride.id.rawValue) : nil)
+            wire.myCount = counts[ride.id] ?? 0
+            return wire
         })
     }
 

@@ -25,6 +25,10 @@ public enum ProblemType: String, Sendable, CaseIterable {
     case noPendingRequest = "no-pending-request"
     case notFriends = "not-friends"
     case notBlocked = "not-blocked"
+    case noSuchRide = "no-such-ride"
+    case checkinRefused = "checkin-refused"
+    case rideRefused = "ride-refused"
+    case rideCooldown = "ride-cooldown"
 
     public var uri: String { "/problems/\(self.rawValue)" }
 }
@@ -50,6 +54,8 @@ public struct Problem: Error, HTTPResponseError, Sendable {
     public var detail: String
     public var invalidParams: [InvalidParameter] = []
     public var errors: [BodyError] = []
+    /// A stable reason code (e.g. `not_in_park`) for problems that have several causes.
+    public var reason: String?
     public var headers: HTTPFields = [:]
 
     public init(
@@ -108,9 +114,10 @@ public struct Problem: Error, HTTPResponseError, Sendable {
         var requestId: String
         var invalidParams: [InvalidParameter]?
         var errors: [BodyError]?
+        var reason: String?
 
         enum CodingKeys: String, CodingKey {
-            case type, title, status, detail, instance, requestId
+            case type, title, status, detail, instance, requestId, reason
             case invalidParams = "invalid-params"
             case errors
         }
@@ -121,7 +128,7 @@ public struct Problem: Error, HTTPResponseError, Sendable {
             type: self.type.uri, title: self.title, status: Int(self.status.code), detail: self.detail,
             instance: request.uri.path, requestId: context.id,
             invalidParams: self.invalidParams.isEmpty ? nil : self.invalidParams,
-            errors: self.errors.isEmpty ? nil : self.errors)
+            errors: self.errors.isEmpty ? nil : self.errors, reason: self.reason)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(body)

@@ -52,6 +52,8 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
                            detail: "There is no pending friend request between you and that user in that direction.")
         case FriendshipError.notFriends:
             return Problem(.notFriends, status: .notFound, title: "Not friends", detail: "You are not friends with that user.")
+        case RideError.noSuchRide:
+            return Problem(.noSuchRide, status: .notFound, title: "No such ride", detail: "There is no listed ride with that id.")
         case FriendshipError.notBlocked:
             return Problem(.notBlocked, status: .notFound, title: "Not blocked", detail: "You have not blocked that user.")
         case let error as HTTPError:

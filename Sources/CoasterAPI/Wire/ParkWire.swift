@@ -52,6 +52,10 @@ struct RideWire: Encodable, Sendable {
     /// The ride's own zone, when it has a footprint.
     var zone: ZoneID?
     var stats: Stats?
+    /// How often the caller has ridden it (`GET /v1/parks/{parkId}/rides` only).
+    var myCount: Int?
+    /// Seconds between two logged rides by one rider.
+    var cycleSeconds: Int
 
     init(_ ride: Ride, zone: ZoneID?) {
         self.id = ride.id
@@ -62,6 +66,7 @@ struct RideWire: Encodable, Sendable {
         self.minHeightCm = ride.minHeightCm
         self.maxHeightCm = ride.maxHeightCm
         self.zone = zone
+        self.cycleSeconds = Int(ride.cooldown)
         let s = ride.stats
         self.stats = s.isEmpty ? nil : Stats(
             heightM: s.heightM, speedKmh: s.speedKmh, lengthM: s.lengthM, inversions: s.inversions,

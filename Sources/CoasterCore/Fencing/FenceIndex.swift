@@ -69,6 +69,8 @@ public final class FenceIndex: Sendable {
 
     private let parkEntries: [ParkEntry]
     private let zoneEntries: [ZoneEntry]
+    private let parkByID: [ParkID: Int]
+    private let zoneByID: [ZoneID: Int]
     private let parkTree: BoxTree
     private let zoneTree: BoxTree
     /// Holds one replica's lock; a class because `Mutex` cannot be copied into an array.
@@ -114,6 +116,8 @@ public final class FenceIndex: Sendable {
         }
         self.parkEntries = parkEntries
         self.zoneEntries = zoneEntries
+        self.parkByID = parkIndex
+        self.zoneByID = Dictionary(zoneEntries.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { a, _ in a })
         self.parkTree = BoxTree(parkEntries.map(\.box))
         self.zoneTree = BoxTree(zoneEntries.map(\.box))
         self.vertexCount = parkAreas.reduce(0) { $0 + $1.vertexCount } + zoneAreas.reduce(0) { $0 + $1.vertexCount }
@@ -125,6 +129,18 @@ public final class FenceIndex: Sendable {
     }
 
     public var parkCount: Int { self.parkEntries.count }
+
+    /// What the index knows of one zone, or `nil` if it has no such zone.
+    public func zone(_ id: ZoneID) -> (park: ParkID, kind: ZoneKind, name: String, ride: RideID?)? {
+        guard let entry = self.zoneByID[id].map({ self.zoneEntries[$0] }) else { return nil }
+        return (self.parkEntries[entry.park].id, entry.kind, entry.name, entry.ride)
+    }
+
+    /// What the index knows of one park, or `nil`.
+    public func park(_ id: ParkID) -> (name: String, bounds: BoundingBox)? {
+        guard let i = self.parkByID[id] else { return nil }
+        return (self.parkEntries[i].name, self.parkEntries[i].box)
+    }
 
     /// The ids of the zones of one park.
     public func zoneIDs(of park: ParkID) -> [ZoneID] {

@@ -198,12 +198,15 @@ public struct Ride: Hashable, Sendable {
     public var minHeightCm: Int?
     /// Maximum rider height, centimetres.
     public var maxHeightCm: Int?
+    /// Seconds from one boarding to the next possible one (park file `cycle_s`).
+    public var cycleSeconds: Int?
     public var stats: RideStats
 
     public init(
         id: RideID, park: ParkID, name: String, type: RideType, status: RideStatus, land: String? = nil,
-        minHeightCm: Int? = nil, maxHeightCm: Int? = nil, stats: RideStats = RideStats()
+        minHeightCm: Int? = nil, maxHeightCm: Int? = nil, cycleSeconds: Int? = nil, stats: RideStats = RideStats()
     ) {
+        self.cycleSeconds = cycleSeconds
         self.id = id
         self.park = park
         self.name = name

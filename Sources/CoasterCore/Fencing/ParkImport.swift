@@ -334,6 +334,7 @@ private struct ImportRun {
         let land = self.optionalString(feature, "land", props)
         let minHeight = self.optionalInt(feature.properties["height_min_cm"], feature.index, props.appending("height_min_cm"), 0...250)
         let maxHeight = self.optionalInt(feature.properties["height_max_cm"], feature.index, props.appending("height_max_cm"), 0...300)
+        let cycle = self.optionalInt(feature.properties["cycle_s"], feature.index, props.appending("cycle_s"), 10...7200)
         var stats = RideStats()
         if let value = feature.properties["stats"] {
             let sp = props.appending("stats")
@@ -353,7 +354,7 @@ private struct ImportRun {
         }
         guard self.issues.count == before else { return nil }
         return Ride(id: RideID(park: park, slug: feature.slug), park: park, name: feature.name, type: type, status: status,
-                    land: land, minHeightCm: minHeight, maxHeightCm: maxHeight, stats: stats)
+                    land: land, minHeightCm: minHeight, maxHeightCm: maxHeight, cycleSeconds: cycle, stats: stats)
     }
 
     mutating func optionalString(_ feature: PendingFeature, _ key: String, _ props: JSONPointer) -> String? {

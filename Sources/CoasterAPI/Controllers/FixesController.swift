@@ -1,0 +1,100 @@
+import CoasterCore
+import CoasterStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// GPS fixes and explicit check-ins.
+struct FixesController {
+    let store: Store
+    let fences: Fences
+    let policy: LocationPolicy
+    let rates: RequestRates
+
+    var endpoints: RouteCollection<AppRequestContext> {
+        let routes = RouteCollection(context: AppRequestContext.self)
+        routes.post("fixes", use: self.postFixes)
+        routes.post("checkins", use: self.checkIn)
+        routes.get("checkins", use: self.listCheckins)
+        return routes
+    }
+
+    /// One fix (a JSON object) or a batch (an array), decided and written in one transaction.
+    @Sendable func postFixes(_ request: Request, context: AppRequestContext) async throws -> FixesResponse {
+        let me = try context.requireIdentity()
+        try self.rates.take(me.id, what: "fix")
+        let buffer = try await request.body.collect(upTo: 1 << 20)
+        let first = buffer.readableBytesView.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
+        var copy = request
+        copy.body = .init(buffer: buffer)
+        let fixes: [IncomingFix]
+        if first == UInt8(ascii: "[") {
+            fixes = try await copy.decodeJSON(as: [FixWire].self, context: context).map(\.fix)
+        } else {
+            fixes = [try await copy.decodeJSON(as: FixWire.self, context: context).fix]
+        }
+        guard !fixes.isEmpty else { throw Problem.invalidField("", "the batch is empty") }
+        guard fixes.count <= self.policy.maximumBatch else {
+            throw Problem(.payloadTooLarge, status: .contentTooLarge, title: "Batch too large",
+                          detail: "At most \(self.policy.maximumBatch) fixes a request; this one has \(fixes.count).")
+        }
+        for (i, fix) in fixes.enumerated() where (fix.clientID?.utf8.count ?? 0) > 64 {
+            throw Problem.invalidField("/\(i)/id", "a client fix id has at most 64 bytes")
+        }
+        let pipeline = FixPipeline(policy: self.policy.fixes)
+        let results = try await self.store.recordFixes(
+            user: me.id, fixes, source: .api, pipeline: pipeline, checkins: self.policy.checkins, index: self.fences.index)
+        return FixesResponse(fixes: fixes, results: results)
+    }
+
+    /// Checks in at a park, validated against the caller's latest fix.
+    @Sendable func checkIn(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<VisitWire> {
+        let me = try context.requireIdentity()
+        let body = try await request.decodeJSON(as: CheckinRequest.self, context: context)
+        guard Slug.isValid(body.parkId) else { throw ParksController.noSuchPark(ParkID(rawValue: body.parkId)) }
+        let park = ParkID(rawValue: body.parkId)
+        guard let outcome = try await self.store.checkIn(user: me.id, park: park, policy: self.policy.checkins, index: self.fences.index)
+        else { throw ParksController.noSuchPark(park) }
+        switch outcome {
+        case .created(let visit): return EditedResponse(status: .created, response: VisitWire(visit))
+        case .alreadyOpen(let visit): return EditedResponse(status: .ok, response: VisitWire(visit))
+        case .refused(let refusal):
+            var problem = Problem(.checkinRefused, status: .unprocessableContent, title: "Check-in refused",
+                                  detail: Self.describe(refusal, policy: self.policy.checkins))
+            problem.reason = refusal.rawValue
+            throw problem
+        }
+    }
+
+    @Sendable func listCheckins(_ request: Request, context: AppRequestContext) async throws -> VisitListResponse {
+        let me = try context.requireIdentity()
+        let (limit, before) = try request.paging()
+        return VisitListResponse(visits: try await self.store.visits(of: me.id, limit: limit, before: before).map(VisitWire.init))
+    }
+
+    static func describe(_ refusal: CheckinRefusal, policy: CheckinPolicy) -> String {
+        switch refusal {
+        case .noRecentFix: "No accepted GPS fix in the last \(Int(policy.freshness / 60)) minutes; send one with POST /v1/fixes."
+        case .notInPark: "Your latest fix is not in this park."
+        case .accuracyTooLow:
+            "Your latest fix straddles the park's boundary and its accuracy is worse than \(Int(policy.uncertainMaximumAccuracy)) m."
+        }
+    }
+}
+
+extension Request {
+    /// `limit` (1…200, default 50) and `before` (an id) query parameters for newest-first lists.
+    func paging() throws -> (limit: Int, before: Int64?) {
+        var limit = 50
+        if let text = self.uri.queryParameters["limit"] {
+            guard let n = Int(text), (1...200).contains(n) else { throw Problem.invalidParameter("limit", "a whole number in 1…200") }
+            limit = n
+        }
+        var before: Int64?
+        if let text = self.uri.queryParameters["before"] {
+            guard let n = Int64(text), n > 0 else { throw Problem.invalidParameter("before", "an id from an earlier page") }
+            before = n
+        }
+        return (limit, before)
+    }
+}

@@ -1,0 +1,56 @@
+import CoasterCore
+import CoasterStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Ride logs, counts and a rider's totals.
+struct RidesController {
+    let store: Store
+    let policy: LocationPolicy
+
+    var endpoints: RouteCollection<AppRequestContext> {
+        let routes = RouteCollection(context: AppRequestContext.self)
+        routes.post("rides/{rideId}/rides", use: self.logRide)
+        routes.get("me/rides", use: self.history)
+        routes.get("me/stats", use: self.stats)
+        return routes
+    }
+
+    @Sendable func logRide(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<RideLoggedResponse> {
+        let me = try context.requireIdentity()
+        let raw = try context.parameters.require("rideId")
+        let ride = RideID(rawValue: raw)
+        switch try await self.store.logRide(user: me.id, ride: ride, visitTimeout: self.policy.checkins.visitTimeout) {
+        case .success(let (entry, count)):
+            return EditedResponse(status: .created, response: RideLoggedResponse(log: RideLogWire(entry), count: count))
+        case .failure(.notCheckedIn):
+            var p = Problem(.rideRefused, status: .unprocessableContent, title: "Ride not logged",
+                            detail: "You are not on a visit to this ride's park; check in first.")
+            p.reason = "not_checked_in"
+            throw p
+        case .failure(.notOperating(let status)):
+            var p = Problem(.rideRefused, status: .unprocessableContent, title: "Ride not logged", detail: "The ride is \(status.rawValue).")
+            p.reason = "ride_not_operating"
+            throw p
+        case .failure(.cooldown(let wait)):
+            var p = Problem.tooManyRequests("You rode this less than one ride cycle ago.", retryAfter: wait)
+            p.type = .rideCooldown
+            p.title = "Ride cooldown"
+            p.reason = "cooldown"
+            throw p
+        }
+    }
+
+    @Sendable func history(_ request: Request, context: AppRequestContext) async throws -> RideHistoryResponse {
+        let me = try context.requireIdentity()
+        let (limit, before) = try request.paging()
+        return RideHistoryResponse(rides: try await self.store.rideHistory(of: me.id, limit: limit, before: before).map(RideLogWire.init))
+    }
+
+    @Sendable func stats(_ request: Request, context: AppRequestContext) async throws -> RiderStatsResponse {
+        let s = try await self.store.riderStats(of: try context.requireIdentity().id)
+        return RiderStatsResponse(totalRides: s.totalRides, distinctRides: s.distinctRides, coasterCredits: s.coasterCredits,
+                                  parksVisited: s.parksVisited)
+    }
+}

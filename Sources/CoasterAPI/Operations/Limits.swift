@@ -1,0 +1,36 @@
+import CoasterCore
+import Foundation
+import Synchronization
+
+/// The location rules in force: plausibility, check-ins, privacy, and request rates.
+public struct LocationPolicy: Sendable {
+    public var fixes = FixPolicy()
+    public var checkins = CheckinPolicy()
+    public var privacy = LocationPrivacy()
+    /// Fixes a `POST /v1/fixes` may carry.
+    public var maximumBatch = 100
+    /// Fix requests per user: sustained per second, and burst.
+    public var fixRequestsPerSecond = 5.0
+    public var fixRequestBurst = 30
+
+    public init() {}
+}
+
+/// Per-user request rates, shared by the routes that limit them.
+final class RequestRates: Sendable {
+    private let limiter: Mutex<RateLimiter>
+    private let now: @Sendable () -> Date
+
+    init(perSecond: Double, burst: Int, now: @escaping @Sendable () -> Date) {
+        self.limiter = Mutex(RateLimiter(perSecond: perSecond, burst: burst))
+        self.now = now
+    }
+
+    /// Throws a 429 problem when `user` has no token left.
+    func take(_ user: UserID, what: String) throws {
+        let now = self.now()
+        if let wait = self.limiter.withLock({ $0.take(String(user.rawValue), now: now) }) {
+            throw Problem.tooManyRequests("Too many \(what) requests; slow down.", retryAfter: wait)
+        }
+    }
+}

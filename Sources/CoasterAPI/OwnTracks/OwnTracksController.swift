@@ -1,0 +1,124 @@
+import CoasterCore
+import CoasterStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// OwnTracks HTTP mode, so the OwnTracks apps work unchanged: `POST /owntracks` with the account's
+/// credentials as HTTP Basic auth.
+///
+/// Identity comes from the credentials only, never from `X-Limit-U`, `X-Limit-D` or a topic.
+/// Locations go through the same fix pipeline as `POST /v1/fixes`; region transitions are recorded.
+/// The answer is a JSON array: the caller's own location and each friend's, as the privacy rules
+/// allow, with `card` objects carrying names. The apps drop a message on 4xx and retry 5xx
+/// forever, so a malformed or unsupported body gets `200 []` and is stored nowhere.
+struct OwnTracksController {
+    let store: Store
+    let fences: Fences
+    let sessions: Sessions
+    let policy: LocationPolicy
+    let rates: RequestRates
+    let now: @Sendable () -> Date
+
+    var endpoints: RouteCollection<AppRequestContext> {
+        let routes = RouteCollection(context: AppRequestContext.self)
+        routes.post("owntracks", use: self.post)
+        return routes
+    }
+
+    @Sendable func post(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let me = try await self.authenticate(request, context: context)
+        let body = try await request.body.collect(upTo: 1 << 20)
+        guard let messages = OwnTracksPayload.decode(Data(body.readableBytesView)) else {
+            context.logger.debug("owntracks: malformed payload ignored")
+            return Self.json([])
+        }
+        var fixes: [IncomingFix] = []
+        var acted = false
+        for message in messages {
+            switch message {
+            case .location(let lat, let lon, let at, let acc, let alt, let vel):
+                // OwnTracks sends -1 (or nothing) when it has no accuracy: the pipeline refuses those.
+                fixes.append(IncomingFix(lat: lat, lon: lon, accuracy: acc.flatMap { $0 >= 0 ? $0 : nil }, recordedAt: at,
+                                         speed: vel.map { $0 / 3.6 }, altitude: alt))
+                acted = true
+            case .transition(let event, let lat, let lon, let acc, let at, let region, let regionID):
+                guard let position = try? Coordinate.validated(lat: lat, lon: lon) else { continue }
+                try await self.store.recordOwnTracksTransition(user: me.id, event: event, region: region, regionID: regionID,
+                                                               position: position, accuracy: acc, at: at)
+                acted = true
+            case .unsupported:
+                continue
+            }
+        }
+        guard acted else { return Self.json([]) }
+        if !fixes.isEmpty {
+            try self.rates.take(me.id, what: "fix")
+            _ = try await self.store.recordFixes(user: me.id, fixes, source: .owntracks, pipeline: FixPipeline(policy: self.policy.fixes),
+                                                 checkins: self.policy.checkins, index: self.fences.index)
+        }
+        return Self.json(try await self.locations(for: me))
+    }
+
+    /// The caller's own location and their friends', as OwnTracks location and card objects.
+    func locations(for me: Identity) async throws -> [[String: Any]] {
+        let now = self.now()
+        let friends = try await self.store.friendPositions(of: me.id, visitTimeout: self.policy.checkins.visitTimeout)
+        let own = try await self.store.latestFix(of: me.id)
+        let tids = TrackerIDs.assign([me.username] + friends.map(\.user.username))
+        var out: [[String: Any]] = []
+        if let own, now.timeIntervalSince(own.recordedAt) <= self.policy.privacy.timeToLive {
+            out.append(Self.location(own.position, accuracy: own.accuracy, at: own.recordedAt, tid: tids[0], username: me.username))
+        }
+        let index = self.fences.index
+        for (friend, tid) in zip(friends, tids.dropFirst()) {
+            let shared = self.policy.privacy.view(friend.latest, sharing: friend.sharing, visiting: friend.visiting, viewer: me.id,
+                                                  relationship: .friends, now: now)
+            guard let shared, let fix = friend.latest else { continue }
+            switch shared {
+            case .exact(let c, let acc), .approximate(let c, let acc):
+                out.append(Self.location(c, accuracy: acc, at: fix.recordedAt, tid: tid, username: friend.user.username))
+            case .parkOnly(let parks):
+                // Only the park: its centre, with an accuracy covering the whole park.
+                guard let park = parks.sorted().first, let box = index.park(park)?.bounds else { continue }
+                let radius = Geodesy.distance(box.center, Coordinate(lat: box.maxLat, lon: box.maxLon))
+                out.append(Self.location(box.center, accuracy: radius, at: fix.recordedAt, tid: tid, username: friend.user.username))
+            }
+            out.append(["_type": "card", "name": friend.user.displayName, "tid": tid, "topic": Self.topic(friend.user.username)])
+        }
+        return out
+    }
+
+    private func authenticate(_ request: Request, context: AppRequestContext) async throws -> Identity {
+        guard let header = request.headers[.authorization], header.lowercased().hasPrefix("basic "),
+              let decoded = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
+              let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":")
+        else { throw Self.unauthorized() }
+        let username = String(text[..<colon])
+        let password = String(text[text.index(after: colon)...])
+        switch try await self.sessions.verify(username: username, password: password, clientAddress: context.clientAddress) {
+        case .success(_, let identity, _): return identity
+        case .invalidCredentials: throw Self.unauthorized()
+        case .throttled(let wait): throw Problem.tooManyRequests("Too many failed logins; try again later.", retryAfter: wait)
+        }
+    }
+
+    static func unauthorized() -> Problem {
+        var problem = Problem.unauthorized("Send the account's username and password as HTTP Basic credentials.")
+        problem.headers[.wwwAuthenticate] = "Basic realm=\"coasterlife\""
+        return problem
+    }
+
+    static func topic(_ username: String) -> String { "owntracks/\(username)/coasterlife" }
+
+    static func location(_ c: Coordinate, accuracy: Double, at: Date, tid: String, username: String) -> [String: Any] {
+        ["_type": "location", "lat": c.lat, "lon": c.lon, "acc": Int(accuracy.rounded(.up)), "tst": Int(at.timeIntervalSince1970),
+         "tid": tid, "topic": Self.topic(username)]
+    }
+
+    static func json(_ objects: [[String: Any]]) -> Response {
+        let data = (try? JSONSerialization.data(withJSONObject: objects, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("[]".utf8)
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}

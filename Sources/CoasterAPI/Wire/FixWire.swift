@@ -1,0 +1,133 @@
+import CoasterCore
+import CoasterStore
+import Foundation
+import Hummingbird
+
+/// One fix in `POST /v1/fixes`: a JSON object, or an array of them.
+struct FixWire: Decodable, Sendable {
+    /// Degrees.
+    var lat: Double
+    var lon: Double
+    /// Metres.
+    var accuracy: Double?
+    var recordedAt: Date
+    /// Metres per second.
+    var speed: Double?
+    /// Metres.
+    var altitude: Double?
+    /// The client's id for the fix, making retries idempotent.
+    var id: String?
+
+    var fix: IncomingFix {
+        IncomingFix(clientID: self.id, lat: self.lat, lon: self.lon, accuracy: self.accuracy, recordedAt: self.recordedAt,
+                    speed: self.speed, altitude: self.altitude)
+    }
+}
+
+struct TransitionWire: Encodable, Sendable {
+    var event: Transition.Event
+    var park: ParkID
+    var zone: ZoneID?
+    var zoneKind: ZoneKind?
+    var ride: RideID?
+    var at: Date
+
+    init(_ t: Transition) {
+        self.event = t.event
+        self.park = t.park
+        self.zone = t.zone
+        self.zoneKind = t.zoneKind
+        self.ride = t.ride
+        self.at = t.at
+    }
+}
+
+struct FixesResponse: ResponseEncodable, Sendable {
+    struct Result: Encodable, Sendable {
+        var index: Int
+        var id: String?
+        var status: String
+        var reason: FixRejection?
+        /// False for an out-of-order fix kept as history only.
+        var current: Bool?
+        var replayed: Bool?
+        var transitions: [TransitionWire]
+    }
+
+    var accepted: Int
+    var rejected: Int
+    var results: [Result]
+
+    init(fixes: [IncomingFix], results: [FixResult]) {
+        self.results = zip(fixes.indices, results).map { i, r in
+            switch r.decision {
+            case .accepted(let current, let transitions):
+                Result(index: i, id: fixes[i].clientID, status: "accepted", reason: nil, current: current,
+                       replayed: r.replayed ? true : nil, transitions: transitions.map(TransitionWire.init))
+            case .rejected(let reason):
+                Result(index: i, id: fixes[i].clientID, status: "rejected", reason: reason, current: nil, replayed: nil, transitions: [])
+            }
+        }
+        self.accepted = self.results.filter { $0.status == "accepted" }.count
+        self.rejected = self.results.count - self.accepted
+    }
+}
+
+struct CheckinRequest: Decodable, Sendable {
+    var parkId: String
+}
+
+struct VisitWire: Encodable, Sendable, ResponseEncodable {
+    var id: Int64
+    var park: ParkID
+    var how: Visit.How
+    var enteredAt: Date
+    var leftAt: Date?
+    var open: Bool
+
+    init(_ v: Visit) {
+        self.id = v.id
+        self.park = v.park
+        self.how = v.how
+        self.enteredAt = v.enteredAt
+        self.leftAt = v.leftAt
+        self.open = v.leftAt == nil
+    }
+}
+
+struct VisitListResponse: ResponseEncodable, Sendable {
+    var visits: [VisitWire]
+}
+
+struct RideLogWire: Encodable, Sendable {
+    var id: Int64
+    var ride: RideID
+    var rideName: String
+    var park: ParkID
+    var riddenAt: Date
+
+    init(_ e: RideLogEntry) {
+        self.id = e.id
+        self.ride = e.ride
+        self.rideName = e.rideName
+        self.park = e.park
+        self.riddenAt = e.riddenAt
+    }
+}
+
+struct RideLoggedResponse: ResponseEncodable, Sendable {
+    var log: RideLogWire
+    /// How many times the caller has ridden this ride, this one included.
+    var count: Int
+}
+
+struct RideHistoryResponse: ResponseEncodable, Sendable {
+    var rides: [RideLogWire]
+}
+
+struct RiderStatsResponse: ResponseEncodable, Sendable {
+    var totalRides: Int
+    var distinctRides: Int
+    var coasterCredits: Int
+    var parksVisited: Int
+}

@@ -1,0 +1,62 @@
+import Foundation
+
+/// The coarse grid of `approximate` sharing: cells of about 1 km, fixed on the globe so that a
+/// position always snaps to the same cell centre, whoever asks and from wherever.
+public enum ApproximateGrid {
+    /// Cell height in degrees of latitude (about 1 km).
+    public static let latitudeStep = 0.009
+
+    /// The centre of the cell holding `c`.
+    public static func snap(_ c: Coordinate) -> Coordinate {
+        let row = (c.lat / latitudeStep).rounded(.down)
+        let lat = min(89.99, max(-89.99, (row + 0.5) * latitudeStep))
+        let lonStep = latitudeStep / max(0.01, cos(lat * Double.pi / 180))
+        let column = (c.lon / lonStep).rounded(.down)
+        return Coordinate(lat: lat, lon: Geodesy.normalizedLongitude((column + 0.5) * lonStep))
+    }
+
+    /// Metres from a cell's centre to its corner: the most a snapped position can be off.
+    public static let cellRadius = 0.5 * (2.0).squareRoot() * latitudeStep * 111_320
+}
+
+/// A friend's position as one viewer may see it.
+public enum SharedLocation: Hashable, Sendable {
+    /// As reported, with its accuracy (metres).
+    case exact(Coordinate, accuracy: Double)
+    /// Snapped to the ``ApproximateGrid`` centre; `accuracy` is the cell radius.
+    case approximate(Coordinate, accuracy: Double)
+    /// Only the parks the friend is visiting.
+    case parkOnly(Set<ParkID>)
+
+    /// The position a viewer may compute with, or `nil` for park-only.
+    public var coordinate: Coordinate? {
+        switch self {
+        case .exact(let c, _), .approximate(let c, _): c
+        case .parkOnly: nil
+        }
+    }
+}
+
+/// The rules that decide what a viewer sees of another user's location. Every location answer of
+/// the service goes through ``view(_:sharing:visiting:viewer:relationship:now:)``.
+public struct LocationPrivacy: Hashable, Sendable {
+    /// Locations older than this (seconds) are never shown.
+    public var timeToLive: TimeInterval = 2 * 3600
+
+    public init() {}
+
+    /// What `viewer` sees of a user whose latest accepted fix is `fix`, or `nil` for nothing.
+    /// Only accepted friends see anything; ghost mode, per-friend hiding and staleness hide all.
+    /// Approximate positions are snapped here, before anyone computes a distance from them.
+    public func view(_ fix: AcceptedFix?, sharing: SharingSettings, visiting: Set<ParkID>, viewer: UserID,
+                     relationship: Relationship, now: Date) -> SharedLocation? {
+        guard relationship == .friends, let fix, now.timeIntervalSince(fix.recordedAt) <= self.timeToLive,
+              let precision = sharing.visibility(to: viewer, at: now)
+        else { return nil }
+        switch precision {
+        case .exact: return .exact(fix.position, accuracy: fix.accuracy)
+        case .approximate: return .approximate(ApproximateGrid.snap(fix.position), accuracy: ApproximateGrid.cellRadius)
+        case .parkOnly: return visiting.isEmpty ? nil : .parkOnly(visiting)
+        }
+    }
+}

@@ -1,0 +1,334 @@
+import CoasterCore
+import Foundation
+import GRDB
+
+/// Where a fix came from.
+public enum FixSource: String, Sendable {
+    case api, owntracks
+}
+
+/// The outcome of one fix of a batch, in the batch's order.
+public struct FixResult: Hashable, Sendable {
+    public var decision: FixDecision
+    /// The fix had a client id already accepted: this is the earlier outcome, nothing was stored.
+    public var replayed: Bool
+}
+
+/// A park visit (a check-in), open until `leftAt`.
+public struct Visit: Hashable, Sendable {
+    public enum How: String, Sendable, Codable {
+        /// `POST /v1/checkins`.
+        case explicit
+        /// An enter transition of a fix.
+        case automatic
+    }
+
+    public var id: Int64
+    public var park: ParkID
+    public var how: How
+    public var enteredAt: Date
+    public var leftAt: Date?
+}
+
+/// What an explicit check-in did.
+public enum CheckinOutcome: Hashable, Sendable {
+    case created(Visit)
+    /// A visit to this park was already open; it is returned.
+    case alreadyOpen(Visit)
+    case refused(CheckinRefusal)
+}
+
+public enum RideError: Error, Equatable, Sendable {
+    case noSuchRide
+}
+
+/// One logged ride.
+public struct RideLogEntry: Hashable, Sendable {
+    public var id: Int64
+    public var ride: RideID
+    public var rideName: String
+    public var park: ParkID
+    public var riddenAt: Date
+}
+
+/// A rider's totals.
+public struct RiderStats: Hashable, Sendable {
+    public var totalRides: Int
+    public var distinctRides: Int
+    /// Distinct roller coasters ridden.
+    public var coasterCredits: Int
+    public var parksVisited: Int
+}
+
+extension Store {
+    /// Decides and records a batch of fixes for one user in one write transaction: read the
+    /// previous state, decide each fix (in recorded-time order), write fixes, transitions, visits
+    /// and the new state. Results come back in the batch's order.
+    public func recordFixes(
+        user: UserID, _ fixes: [IncomingFix], source: FixSource, pipeline: FixPipeline, checkins: CheckinPolicy, index: FenceIndex
+    ) async throws -> [FixResult] {
+        let now = self.now()
+        return try await self.pool.write { db in
+            var state = try Self.trackState(user, db)
+            try Self.closeStaleVisits(user, now: now, timeout: checkins.visitTimeout, db)
+            var results = [FixResult?](repeating: nil, count: fixes.count)
+            let order = fixes.indices.sorted { (fixes[$0].recordedAt, $0) < (fixes[$1].recordedAt, $1) }
+            let insert = try db.cachedStatement(sql: """
+                INSERT INTO fixes (user_id, client_id, lat, lon, accuracy, recorded_at, received_at, speed, altitude, source)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+                """)
+            for i in order {
+                let fix = fixes[i]
+                if let clientID = fix.clientID, let previous = try Self.replay(user, clientID: clientID, db) {
+                    results[i] = FixResult(decision: previous, replayed: true)
+                    continue
+                }
+                var next = state
+                let decision = pipeline.process(fix, state: &next, index: index, now: now)
+                guard case .accepted(let current, let transitions) = decision else {
+                    results[i] = FixResult(decision: decision, replayed: false)
+                    continue
+                }
+                try insert.execute(arguments: [
+                    user.rawValue, fix.clientID, fix.lat, fix.lon, fix.accuracy, fix.recordedAt.timeIntervalSince1970,
+                    now.timeIntervalSince1970, fix.speed, fix.altitude, source.rawValue,
+                ])
+                guard db.changesCount == 1 else {
+                    // Same time and place as a stored fix (or a concurrent retry of the same client id).
+                    results[i] = FixResult(decision: .rejected(.duplicate), replayed: false)
+                    continue
+                }
+                let fixID = db.lastInsertedRowID
+                if current { state = next }
+                try Self.apply(transitions, user: user, fixID: fixID, db)
+                if current, !state.parks.isEmpty {
+                    try db.execute(
+                        sql: "UPDATE visits SET last_evidence_at = max(last_evidence_at, ?) WHERE user_id = ? AND left_at IS NULL AND park_id IN (\(state.parks.map { _ in "?" }.joined(separator: ",")))",
+                        arguments: StatementArguments([fix.recordedAt.timeIntervalSince1970, user.rawValue] as [any DatabaseValueConvertible]
+                            + state.parks.map(\.rawValue)))
+                }
+                results[i] = FixResult(decision: decision, replayed: false)
+            }
+            try Self.save(state, user, db)
+            return results.map { $0! }
+        }
+    }
+
+    /// The user's latest accepted fix, if any.
+    public func latestFix(of user: UserID) async throws -> AcceptedFix? {
+        try await self.pool.read { db in try Self.trackState(user, db).latest }
+    }
+
+    /// How many fixes of a user are stored (for tests and the reliability harness).
+    public func fixCount(of user: UserID) async throws -> Int {
+        try await self.pool.read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM fixes WHERE user_id = ?", arguments: [user.rawValue]) ?? 0
+        }
+    }
+
+    /// Checks a user into a park if their latest fix allows it (``CheckinPolicy``).
+    public func checkIn(user: UserID, park: ParkID, policy: CheckinPolicy, index: FenceIndex) async throws -> CheckinOutcome? {
+        let now = self.now()
+        return try await self.pool.write { db in
+            guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM parks WHERE id = ?)", arguments: [park.rawValue]) == true else {
+                return nil
+            }
+            try Self.closeStaleVisits(user, now: now, timeout: policy.visitTimeout, db)
+            if let open = try Self.openVisit(user, park: park, db) {
+                return .alreadyOpen(open)
+            }
+            switch policy.decide(latest: try Self.trackState(user, db).latest, park: park, index: index, now: now) {
+            case .failure(let refusal):
+                return .refused(refusal)
+            case .success:
+                try db.execute(sql: """
+                    INSERT INTO visits (user_id, park_id, how, entered_at, last_evidence_at) VALUES (?, ?, 'explicit', ?, ?)
+                    """, arguments: [user.rawValue, park.rawValue, now.timeIntervalSince1970, now.timeIntervalSince1970])
+                return .created(Visit(id: db.lastInsertedRowID, park: park, how: .explicit, enteredAt: now, leftAt: nil))
+            }
+        }
+    }
+
+    /// A user's visits, newest first. `before` pages by visit id.
+    public func visits(of user: UserID, limit: Int, before: Int64? = nil) async throws -> [Visit] {
+        try await self.pool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT * FROM visits WHERE user_id = ? AND id < ? ORDER BY id DESC LIMIT ?
+                """, arguments: [user.rawValue, before ?? Int64.max, limit]).map(Self.visit)
+        }
+    }
+
+    /// The parks a user is visiting now (open visits with recent evidence).
+    public func openVisits(of user: UserID, timeout: TimeInterval) async throws -> [Visit] {
+        let now = self.now().timeIntervalSince1970
+        return try await self.pool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT * FROM visits WHERE user_id = ? AND left_at IS NULL AND last_evidence_at >= ? ORDER BY id
+                """, arguments: [user.rawValue, now - timeout]).map(Self.visit)
+        }
+    }
+
+    /// Logs a ride, if the rider is on a visit to its park and past the ride's cooldown.
+    /// - Returns: the entry and how many times the rider has now ridden it.
+    public func logRide(user: UserID, ride rideID: RideID, visitTimeout: TimeInterval) async throws -> Result<(RideLogEntry, Int), RideLogRefusal> {
+        let now = self.now()
+        return try await self.pool.write { db in
+            guard let ride = try RideRecord.fetchOne(db, sql: "SELECT * FROM rides WHERE id = ? AND listed = 1", arguments: [rideID.rawValue])?.ride
+            else { throw RideError.noSuchRide }
+            guard ride.status == .operating else { return .failure(.notOperating(ride.status)) }
+            try Self.closeStaleVisits(user, now: now, timeout: visitTimeout, db)
+            guard let visit = try Self.openVisit(user, park: ride.park, db) else { return .failure(.notCheckedIn) }
+            if let last = try Double.fetchOne(db, sql: "SELECT max(ridden_at) FROM ride_logs WHERE user_id = ? AND ride_id = ?",
+                                              arguments: [user.rawValue, rideID.rawValue]) {
+                let wait = ride.cooldown - now.timeIntervalSince1970 + last
+                if wait > 0 { return .failure(.cooldown(retryAfter: wait)) }
+            }
+            try db.execute(sql: "INSERT INTO ride_logs (user_id, ride_id, visit_id, ridden_at) VALUES (?, ?, ?, ?)",
+                           arguments: [user.rawValue, rideID.rawValue, visit.id, now.timeIntervalSince1970])
+            let entry = RideLogEntry(id: db.lastInsertedRowID, ride: rideID, rideName: ride.name, park: ride.park, riddenAt: now)
+            let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM ride_logs WHERE user_id = ? AND ride_id = ?",
+                                         arguments: [user.rawValue, rideID.rawValue]) ?? 0
+            return .success((entry, count))
+        }
+    }
+
+    /// A rider's logged rides, newest first; `before` pages by entry id.
+    public func rideHistory(of user: UserID, limit: Int, before: Int64? = nil) async throws -> [RideLogEntry] {
+        try await self.pool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT l.id, l.ride_id, l.ridden_at, r.name, r.park_id FROM ride_logs l JOIN rides r ON r.id = l.ride_id
+                WHERE l.user_id = ? AND l.id < ? ORDER BY l.id DESC LIMIT ?
+                """, arguments: [user.rawValue, before ?? Int64.max, limit]).map {
+                RideLogEntry(id: $0["id"], ride: RideID(rawValue: $0["ride_id"]), rideName: $0["name"],
+                             park: ParkID(rawValue: $0["park_id"]), riddenAt: Date(timeIntervalSince1970: $0["ridden_at"]))
+            }
+        }
+    }
+
+    /// How often a rider has ridden each ride of a park.
+    public func rideCounts(of user: UserID, in park: ParkID) async throws -> [RideID: Int] {
+        try await self.pool.read { db in
+            var counts: [RideID: Int] = [:]
+            for row in try Row.fetchAll(db, sql: """
+                SELECT l.ride_id, count(*) AS n FROM ride_logs l JOIN rides r ON r.id = l.ride_id
+                WHERE l.user_id = ? AND r.park_id = ? GROUP BY l.ride_id
+                """, arguments: [user.rawValue, park.rawValue]) {
+                counts[RideID(rawValue: row["ride_id"])] = row["n"]
+            }
+            return counts
+        }
+    }
+
+    public func riderStats(of user: UserID) async throws -> RiderStats {
+        try await self.pool.read { db in
+            let row = try Row.fetchOne(db, sql: """
+                SELECT count(*) AS total, count(DISTINCT l.ride_id) AS distinct_rides,
+                       count(DISTINCT CASE WHEN r.type = 'coaster' THEN l.ride_id END) AS credits
+                FROM ride_logs l JOIN rides r ON r.id = l.ride_id WHERE l.user_id = ?
+                """, arguments: [user.rawValue])!
+            let parks = try Int.fetchOne(db, sql: "SELECT count(DISTINCT park_id) FROM visits WHERE user_id = ?", arguments: [user.rawValue]) ?? 0
+            return RiderStats(totalRides: row["total"], distinctRides: row["distinct_rides"], coasterCredits: row["credits"], parksVisited: parks)
+        }
+    }
+
+    /// Records an OwnTracks region event as the app reported it.
+    public func recordOwnTracksTransition(user: UserID, event: String, region: String?, regionID: String?, position: Coordinate,
+                                          accuracy: Double, at: Date) async throws {
+        let now = self.now().timeIntervalSince1970
+        try await self.pool.write { db in
+            try db.execute(sql: """
+                INSERT INTO owntracks_transitions (user_id, event, region, region_id, lat, lon, accuracy, at, received_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [user.rawValue, event, region, regionID, position.lat, position.lon, accuracy, at.timeIntervalSince1970, now])
+        }
+    }
+
+    /// How many OwnTracks region events a user has (for tests).
+    public func ownTracksTransitionCount(of user: UserID) async throws -> Int {
+        try await self.pool.read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM owntracks_transitions WHERE user_id = ?", arguments: [user.rawValue]) ?? 0
+        }
+    }
+
+    // MARK: Helpers inside transactions
+
+    static func trackState(_ user: UserID, _ db: Database) throws -> TrackState {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM track_state WHERE user_id = ?", arguments: [user.rawValue]) else {
+            return TrackState()
+        }
+        func ids(_ text: String) -> [String] { text.split(separator: "\n").map(String.init) }
+        return TrackState(
+            latest: AcceptedFix(position: Coordinate(lat: row["lat"], lon: row["lon"]), accuracy: row["accuracy"],
+                                recordedAt: Date(timeIntervalSince1970: row["recorded_at"])),
+            parks: Set(ids(row["parks"]).map(ParkID.init(rawValue:))),
+            zones: Set(ids(row["zones"]).map(ZoneID.init(rawValue:))))
+    }
+
+    private static func save(_ state: TrackState, _ user: UserID, _ db: Database) throws {
+        guard let latest = state.latest else { return }
+        try db.execute(sql: """
+            INSERT INTO track_state (user_id, lat, lon, accuracy, recorded_at, parks, zones) VALUES (?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (user_id) DO UPDATE SET lat = excluded.lat, lon = excluded.lon, accuracy = excluded.accuracy,
+                recorded_at = excluded.recorded_at, parks = excluded.parks, zones = excluded.zones
+            """, arguments: [user.rawValue, latest.position.lat, latest.position.lon, latest.accuracy, latest.recordedAt.timeIntervalSince1970,
+                             state.parks.map(\.rawValue).sorted().joined(separator: "\n"),
+                             state.zones.map(\.rawValue).sorted().joined(separator: "\n")])
+    }
+
+    /// The stored outcome of an earlier fix with this client id, if there is one.
+    private static func replay(_ user: UserID, clientID: String, _ db: Database) throws -> FixDecision? {
+        guard let fixID = try Int64.fetchOne(db, sql: "SELECT id FROM fixes WHERE user_id = ? AND client_id = ?", arguments: [user.rawValue, clientID])
+        else { return nil }
+        let transitions = try Row.fetchAll(db, sql: "SELECT * FROM transitions WHERE fix_id = ? ORDER BY id", arguments: [fixID]).map {
+            Transition(event: Transition.Event(rawValue: $0["event"]) ?? .enter, park: ParkID(rawValue: $0["park_id"]),
+                       zone: ($0["zone_id"] as String?).map(ZoneID.init(rawValue:)),
+                       zoneKind: ($0["zone_kind"] as String?).flatMap(ZoneKind.init(rawValue:)),
+                       ride: ($0["ride_id"] as String?).map(RideID.init(rawValue:)), at: Date(timeIntervalSince1970: $0["at"]))
+        }
+        return .accepted(current: true, transitions: transitions)
+    }
+
+    /// Writes transitions and the visits they open and close.
+    private static func apply(_ transitions: [Transition], user: UserID, fixID: Int64, _ db: Database) throws {
+        let insert = try db.cachedStatement(sql: """
+            INSERT INTO transitions (user_id, fix_id, event, park_id, zone_id, zone_kind, ride_id, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        for t in transitions {
+            try insert.execute(arguments: [user.rawValue, fixID, t.event.rawValue, t.park.rawValue, t.zone?.rawValue, t.zoneKind?.rawValue,
+                                           t.ride?.rawValue, t.at.timeIntervalSince1970])
+            guard t.zone == nil else { continue }
+            let at = t.at.timeIntervalSince1970
+            switch t.event {
+            case .enter:
+                if try Self.openVisit(user, park: t.park, db) == nil,
+                   try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM parks WHERE id = ?)", arguments: [t.park.rawValue]) == true {
+                    try db.execute(sql: """
+                        INSERT INTO visits (user_id, park_id, how, entered_at, last_evidence_at) VALUES (?, ?, 'automatic', ?, ?)
+                        """, arguments: [user.rawValue, t.park.rawValue, at, at])
+                }
+            case .exit:
+                try db.execute(sql: """
+                    UPDATE visits SET left_at = max(entered_at, ?) WHERE user_id = ? AND park_id = ? AND left_at IS NULL
+                    """, arguments: [at, user.rawValue, t.park.rawValue])
+            }
+        }
+    }
+
+    /// Ends open visits with no evidence for `timeout` seconds, at their last evidence.
+    static func closeStaleVisits(_ user: UserID, now: Date, timeout: TimeInterval, _ db: Database) throws {
+        try db.execute(sql: """
+            UPDATE visits SET left_at = last_evidence_at WHERE user_id = ? AND left_at IS NULL AND last_evidence_at < ?
+            """, arguments: [user.rawValue, now.timeIntervalSince1970 - timeout])
+    }
+
+    static func openVisit(_ user: UserID, park: ParkID, _ db: Database) throws -> Visit? {
+        try Row.fetchOne(db, sql: "SELECT * FROM visits WHERE user_id = ? AND park_id = ? AND left_at IS NULL ORDER BY id DESC LIMIT 1",
+                         arguments: [user.rawValue, park.rawValue]).map(Self.visit)
+    }
+
+    static func visit(_ row: Row) -> Visit {
+        Visit(id: row["id"], park: ParkID(rawValue: row["park_id"]), how: Visit.How(rawValue: row["how"]) ?? .automatic,
+              enteredAt: Date(timeIntervalSince1970: row["entered_at"]),
+              leftAt: (row["left_at"] as Double?).map(Date.init(timeIntervalSince1970:)))
+    }
+}
