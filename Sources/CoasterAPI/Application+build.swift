@@ -37,8 +37,10 @@ public struct Service: Sendable {
     public let sessions: Sessions
     public let accounts: Accounts
     public let location: LocationPolicy
+    public let people: People
     public let now: @Sendable () -> Date
     let fixRates: RequestRates
+    let nearbyRates: RequestRates
 
     /// Opens the store, loads the seed parks into an empty database, and builds the fence index.
     public static func open(_ configuration: ServiceConfiguration, logger: Logger) async throws -> Service {
@@ -51,10 +53,15 @@ public struct Service: Sendable {
         let index = try await fences.reload()
         logger.info("fences loaded", metadata: ["parks": "\(index.parkCount)", "zones": "\(index.zoneCount)", "vertices": "\(index.vertexCount)"])
         let sessions = Sessions(store: store, policy: configuration.accounts, now: now)
+        let people = People(store: store)
+        try await people.load()
+        logger.info("people loaded", metadata: ["users": "\(people.count)"])
+        let location = configuration.location
         return Service(
             store: store, fences: fences, sessions: sessions, accounts: Accounts(store: store, sessions: sessions),
-            location: configuration.location, now: now,
-            fixRates: RequestRates(perSecond: configuration.location.fixRequestsPerSecond, burst: configuration.location.fixRequestBurst, now: now))
+            location: location, people: people, now: now,
+            fixRates: RequestRates(perSecond: location.fixRequestsPerSecond, burst: location.fixRequestBurst, now: now),
+            nearbyRates: RequestRates(perSecond: location.nearbyRequestsPerSecond, burst: location.nearbyRequestBurst, now: now))
     }
 
     private static func seed(store: Store, from directory: String, logger: Logger) async throws {
@@ -84,16 +91,21 @@ public func buildRouter(_ service: Service) throws -> Router<AppRequestContext> 
     router.addRoutes(HealthController(store: service.store, fences: service.fences).endpoints)
     router.addRoutes(try OpenAPIController.load().endpoints)
 
-    let accounts = AccountsController(store: service.store, sessions: service.sessions, accounts: service.accounts, now: service.now)
+    let accounts = AccountsController(store: service.store, sessions: service.sessions, accounts: service.accounts, people: service.people,
+                                      now: service.now)
     router.addRoutes(accounts.publicEndpoints, atPath: "/v1")
 
     let members = router.group("v1").add(middleware: RequireUser())
     members.addRoutes(accounts.userEndpoints)
     members.addRoutes(ParksController(store: service.store, fences: service.fences).endpoints)
-    members.addRoutes(FriendsController(store: service.store, now: service.now).endpoints)
-    members.addRoutes(FixesController(store: service.store, fences: service.fences, policy: service.location, rates: service.fixRates).endpoints)
+    members.addRoutes(FriendsController(store: service.store, people: service.people, now: service.now).endpoints)
+    members.addRoutes(FixesController(store: service.store, fences: service.fences, people: service.people, policy: service.location,
+                                      rates: service.fixRates).endpoints)
+    members.addRoutes(NearbyController(people: service.people, fences: service.fences, policy: service.location, rates: service.nearbyRates,
+                                       now: service.now).endpoints)
     members.addRoutes(RidesController(store: service.store, policy: service.location).endpoints)
-    router.addRoutes(OwnTracksController(store: service.store, fences: service.fences, sessions: service.sessions, policy: service.location,
+    router.addRoutes(OwnTracksController(store: service.store, fences: service.fences, sessions: service.sessions, people: service.people,
+                                         policy: service.location,
                                          rates: service.fixRates, now: service.now).endpoints)
 
     let admins = router.group("v1/admin").add(middleware: RequireAdmin())

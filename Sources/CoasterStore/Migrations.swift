@@ -196,6 +196,10 @@ enum Migrations {
                 """)
         }
 
+        migrator.registerMigration("2026-11-21 discoverable") { db in
+            try db.execute(sql: "ALTER TABLE users ADD COLUMN discoverable INTEGER NOT NULL DEFAULT 0")
+        }
+
         return migrator
     }
 }

@@ -29,8 +29,11 @@ public struct ProfileChanges: Sendable {
     public var bio: String?
     public var ghost: GhostMode?
     public var precision: Precision?
+    public var discoverable: Bool?
 
-    public init(displayName: String? = nil, bio: String? = nil, ghost: GhostMode? = nil, precision: Precision? = nil) {
+    public init(displayName: String? = nil, bio: String? = nil, ghost: GhostMode? = nil, precision: Precision? = nil,
+                discoverable: Bool? = nil) {
+        self.discoverable = discoverable
         self.displayName = displayName
         self.bio = bio
         self.ghost = ghost
@@ -142,6 +145,10 @@ extension Store {
                 assignments.append("precision = ?")
                 _ = arguments.append(contentsOf: [precision.rawValue])
             }
+            if let discoverable = changes.discoverable {
+                assignments.append("discoverable = ?")
+                _ = arguments.append(contentsOf: [discoverable])
+            }
             if !assignments.isEmpty {
                 _ = arguments.append(contentsOf: [id.rawValue])
                 try db.execute(sql: "UPDATE users SET \(assignments.joined(separator: ", ")) WHERE id = ?", arguments: arguments)
@@ -168,7 +175,7 @@ extension Store {
         return UserProfile(
             id: id, username: row["username"], displayName: row["display_name"], bio: row["bio"],
             role: Role(rawValue: row["role"]) ?? .member, createdAt: Date(timeIntervalSince1970: row["created_at"]),
-            sharing: try Self.sharing(row, db))
+            sharing: try Self.sharing(row, db), discoverable: row["discoverable"])
     }
 
     static func sharing(_ user: Row, _ db: Database) throws -> SharingSettings {

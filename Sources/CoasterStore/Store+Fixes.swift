@@ -14,6 +14,15 @@ public struct FixResult: Hashable, Sendable {
     public var replayed: Bool
 }
 
+/// What a batch of fixes did, and the user's state after it.
+public struct FixBatch: Hashable, Sendable {
+    /// In the batch's order.
+    public var results: [FixResult]
+    public var state: TrackState
+    /// Open visits: park → last evidence.
+    public var visits: [ParkID: Date]
+}
+
 /// A park visit (a check-in), open until `leftAt`.
 public struct Visit: Hashable, Sendable {
     public enum How: String, Sendable, Codable {
@@ -66,7 +75,7 @@ extension Store {
     /// and the new state. Results come back in the batch's order.
     public func recordFixes(
         user: UserID, _ fixes: [IncomingFix], source: FixSource, pipeline: FixPipeline, checkins: CheckinPolicy, index: FenceIndex
-    ) async throws -> [FixResult] {
+    ) async throws -> FixBatch {
         let now = self.now()
         return try await self.pool.write { db in
             var state = try Self.trackState(user, db)
@@ -110,7 +119,7 @@ extension Store {
                 results[i] = FixResult(decision: decision, replayed: false)
             }
             try Self.save(state, user, db)
-            return results.map { $0! }
+            return FixBatch(results: results.map { $0! }, state: state, visits: try Self.openVisitEvidence(user, db))
         }
     }
 
@@ -319,6 +328,15 @@ extension Store {
         try db.execute(sql: """
             UPDATE visits SET left_at = last_evidence_at WHERE user_id = ? AND left_at IS NULL AND last_evidence_at < ?
             """, arguments: [user.rawValue, now.timeIntervalSince1970 - timeout])
+    }
+
+    static func openVisitEvidence(_ user: UserID, _ db: Database) throws -> [ParkID: Date] {
+        var out: [ParkID: Date] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT park_id, last_evidence_at FROM visits WHERE user_id = ? AND left_at IS NULL",
+                                    arguments: [user.rawValue]) {
+            out[ParkID(rawValue: row["park_id"])] = Date(timeIntervalSince1970: row["last_evidence_at"])
+        }
+        return out
     }
 
     static func openVisit(_ user: UserID, park: ParkID, _ db: Database) throws -> Visit? {

@@ -96,6 +96,9 @@ struct AuthorizationMatrixTests {
         Row(method: .get, path: "/v1/checkins", outcomes: members(.ok)),
         Row(method: .post, path: "/v1/rides/{rideId}/rides", outcomes: only([], .ok(.created), else: .problem(.unprocessableContent, .rideRefused))),
         Row(method: .get, path: "/v1/me/rides", outcomes: members(.ok)),
+        Row(method: .get, path: "/v1/friends/nearby", outcomes: only([], .ok(.ok), else: .problem(.unprocessableContent, .nearbyRefused))),
+        Row(method: .get, path: "/v1/people/nearby", outcomes: only([], .ok(.ok), else: .problem(.unprocessableContent, .nearbyRefused))),
+        Row(method: .get, path: "/v1/parks/{parkId}/friends", outcomes: members(.ok)),
         Row(method: .get, path: "/v1/me/stats", outcomes: members(.ok)),
         Row(method: .post, path: "/owntracks", rawBody: {
                 ByteBuffer(string: #"{"_type":"location","lat":41.4817,"lon":-82.6881,"acc":10,"tst":\#(Int(Date().timeIntervalSince1970))}"#)

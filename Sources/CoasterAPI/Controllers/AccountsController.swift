@@ -9,6 +9,7 @@ struct AccountsController {
     let store: Store
     let sessions: Sessions
     let accounts: Accounts
+    let people: People
     let now: @Sendable () -> Date
 
     /// Routes anyone may call.
@@ -31,6 +32,7 @@ struct AccountsController {
     @Sendable func register(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<ProfileResponse> {
         let body = try await request.decodeJSON(as: RegisterRequest.self, context: context)
         let profile = try await self.accounts.register(username: body.username, password: body.password, displayName: body.displayName)
+        try await self.people.refresh(profile.id)
         return EditedResponse(status: .created, headers: [.location: "/v1/me"], response: ProfileResponse(profile))
     }
 
@@ -73,6 +75,9 @@ struct AccountsController {
         }
         changes.ghost = try patch.sharing?.ghost?.ghostMode(at: "/sharing/ghost", now: self.now())
         changes.precision = patch.sharing?.precision
-        return ProfileResponse(try await self.store.updateProfile(me.id, changes))
+        changes.discoverable = patch.sharing?.discoverable
+        let profile = try await self.store.updateProfile(me.id, changes)
+        try await self.people.refresh(me.id)
+        return ProfileResponse(profile)
     }
 }

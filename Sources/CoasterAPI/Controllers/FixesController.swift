@@ -8,6 +8,7 @@ import Hummingbird
 struct FixesController {
     let store: Store
     let fences: Fences
+    let people: People
     let policy: LocationPolicy
     let rates: RequestRates
 
@@ -42,9 +43,10 @@ struct FixesController {
             throw Problem.invalidField("/\(i)/id", "a client fix id has at most 64 bytes")
         }
         let pipeline = FixPipeline(policy: self.policy.fixes)
-        let results = try await self.store.recordFixes(
+        let batch = try await self.store.recordFixes(
             user: me.id, fixes, source: .api, pipeline: pipeline, checkins: self.policy.checkins, index: self.fences.index)
-        return FixesResponse(fixes: fixes, results: results)
+        try await self.people.apply(me.id, batch)
+        return FixesResponse(fixes: fixes, results: batch.results)
     }
 
     /// Checks in at a park, validated against the caller's latest fix.
@@ -55,6 +57,7 @@ struct FixesController {
         let park = ParkID(rawValue: body.parkId)
         guard let outcome = try await self.store.checkIn(user: me.id, park: park, policy: self.policy.checkins, index: self.fences.index)
         else { throw ParksController.noSuchPark(park) }
+        if case .created = outcome { try await self.people.refresh(me.id) }
         switch outcome {
         case .created(let visit): return EditedResponse(status: .created, response: VisitWire(visit))
         case .alreadyOpen(let visit): return EditedResponse(status: .ok, response: VisitWire(visit))

@@ -7,6 +7,7 @@ import Hummingbird
 /// The friend graph: requests, friends, sharing per friend, and blocks.
 struct FriendsController {
     let store: Store
+    let people: People
     let now: @Sendable () -> Date
     /// Seen within this many seconds counts as online.
     static let onlineWindow: TimeInterval = 5 * 60
@@ -59,7 +60,9 @@ struct FriendsController {
         } catch {
             throw FriendshipError.noSuchUser
         }
-        switch try await self.store.requestFriend(from: me.id, to: username) {
+        let outcome = try await self.store.requestFriend(from: me.id, to: username)
+        if case .accepted(let them) = outcome { try await self.people.refresh(me.id, them.id) }
+        switch outcome {
         case .requested(let user): return EditedResponse(status: .created, response: .init(status: .requested, user: UserWire(user)))
         case .accepted(let user): return EditedResponse(status: .ok, response: .init(status: .accepted, user: UserWire(user)))
         case .alreadyFriends(let user): return EditedResponse(status: .ok, response: .init(status: .alreadyFriends, user: UserWire(user)))
@@ -68,7 +71,9 @@ struct FriendsController {
     }
 
     @Sendable func accept(_ request: Request, context: AppRequestContext) async throws -> FriendRequestResponse {
-        let user = try await self.store.answerRequest(of: try context.requireIdentity().id, from: try Self.userID(context), accept: true)
+        let me = try context.requireIdentity()
+        let user = try await self.store.answerRequest(of: me.id, from: try Self.userID(context), accept: true)
+        try await self.people.refresh(me.id, user.id)
         return FriendRequestResponse(status: .accepted, user: UserWire(user))
     }
 
@@ -83,19 +88,25 @@ struct FriendsController {
     }
 
     @Sendable func remove(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
-        try await self.store.removeFriend(of: try context.requireIdentity().id, try Self.userID(context))
+        let (me, them) = (try context.requireIdentity().id, try Self.userID(context))
+        try await self.store.removeFriend(of: me, them)
+        try await self.people.refresh(me, them)
         return .noContent
     }
 
     @Sendable func setSharing(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
         let body = try await request.decodeJSON(as: SharingOverrideRequest.self, context: context)
         let override = SharingOverride(precision: body.precision, hidden: body.hidden ?? false)
-        try await self.store.setSharingOverride(of: try context.requireIdentity().id, for: try Self.userID(context), override)
+        let me = try context.requireIdentity().id
+        try await self.store.setSharingOverride(of: me, for: try Self.userID(context), override)
+        try await self.people.refresh(me)
         return .noContent
     }
 
     @Sendable func clearSharing(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
-        try await self.store.setSharingOverride(of: try context.requireIdentity().id, for: try Self.userID(context), nil)
+        let me = try context.requireIdentity().id
+        try await self.store.setSharingOverride(of: me, for: try Self.userID(context), nil)
+        try await self.people.refresh(me)
         return .noContent
     }
 
@@ -104,11 +115,16 @@ struct FriendsController {
     }
 
     @Sendable func block(_ request: Request, context: AppRequestContext) async throws -> UserWire {
-        UserWire(try await self.store.block(of: try context.requireIdentity().id, try Self.userID(context)))
+        let me = try context.requireIdentity().id
+        let user = try await self.store.block(of: me, try Self.userID(context))
+        try await self.people.refresh(me, user.id)
+        return UserWire(user)
     }
 
     @Sendable func unblock(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
-        try await self.store.unblock(of: try context.requireIdentity().id, try Self.userID(context))
+        let (me, them) = (try context.requireIdentity().id, try Self.userID(context))
+        try await self.store.unblock(of: me, them)
+        try await self.people.refresh(me, them)
         return .noContent
     }
 }

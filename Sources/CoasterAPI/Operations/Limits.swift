@@ -12,6 +12,10 @@ public struct LocationPolicy: Sendable {
     /// Fix requests per user: sustained per second, and burst.
     public var fixRequestsPerSecond = 5.0
     public var fixRequestBurst = 30
+    /// Nearby queries per user: sustained per second, and burst. Low on purpose: every answer is
+    /// a measurement an attacker could use to trilaterate.
+    public var nearbyRequestsPerSecond = 0.5
+    public var nearbyRequestBurst = 10
 
     public init() {}
 }

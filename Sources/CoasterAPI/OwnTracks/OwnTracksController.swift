@@ -17,6 +17,7 @@ struct OwnTracksController {
     let store: Store
     let fences: Fences
     let sessions: Sessions
+    let people: People
     let policy: LocationPolicy
     let rates: RequestRates
     let now: @Sendable () -> Date
@@ -55,8 +56,9 @@ struct OwnTracksController {
         guard acted else { return Self.json([]) }
         if !fixes.isEmpty {
             try self.rates.take(me.id, what: "fix")
-            _ = try await self.store.recordFixes(user: me.id, fixes, source: .owntracks, pipeline: FixPipeline(policy: self.policy.fixes),
-                                                 checkins: self.policy.checkins, index: self.fences.index)
+            let batch = try await self.store.recordFixes(user: me.id, fixes, source: .owntracks, pipeline: FixPipeline(policy: self.policy.fixes),
+                                                         checkins: self.policy.checkins, index: self.fences.index)
+            try await self.people.apply(me.id, batch)
         }
         return Self.json(try await self.locations(for: me))
     }

@@ -29,6 +29,7 @@ public enum ProblemType: String, Sendable, CaseIterable {
     case checkinRefused = "checkin-refused"
     case rideRefused = "ride-refused"
     case rideCooldown = "ride-cooldown"
+    case nearbyRefused = "nearby-refused"
 
     public var uri: String { "/problems/\(self.rawValue)" }
 }

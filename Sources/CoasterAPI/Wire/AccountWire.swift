@@ -83,6 +83,7 @@ struct ProfileResponse: ResponseEncodable, Sendable {
         var ghost: GhostWire
         var precision: Precision
         var overrides: [Override]
+        var discoverable: Bool
     }
 
     var id: UserID
@@ -104,7 +105,7 @@ struct ProfileResponse: ResponseEncodable, Sendable {
             ghost: GhostWire(p.sharing.ghost), precision: p.sharing.precision,
             overrides: p.sharing.overrides.sorted { $0.key < $1.key }.map {
                 Sharing.Override(friend: $0.key, precision: $0.value.precision, hidden: $0.value.hidden)
-            })
+            }, discoverable: p.discoverable)
     }
 }
 
@@ -113,6 +114,7 @@ struct ProfilePatch: Decodable, Sendable {
     struct Sharing: Decodable, Sendable {
         var ghost: GhostWire?
         var precision: Precision?
+        var discoverable: Bool?
     }
 
     var displayName: String?

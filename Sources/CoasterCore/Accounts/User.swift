@@ -97,8 +97,12 @@ public struct UserProfile: Hashable, Sendable {
     public var role: Role
     public var createdAt: Date
     public var sharing: SharingSettings
+    /// Visible to non-friends who visit the same park.
+    public var discoverable: Bool
 
-    public init(id: UserID, username: String, displayName: String, bio: String, role: Role, createdAt: Date, sharing: SharingSettings) {
+    public init(id: UserID, username: String, displayName: String, bio: String, role: Role, createdAt: Date, sharing: SharingSettings,
+                discoverable: Bool = false) {
+        self.discoverable = discoverable
         self.id = id
         self.username = username
         self.displayName = displayName

@@ -1,0 +1,80 @@
+import CoasterCore
+import CoasterStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Who is near: friends, friends in a park, and people who opted in to being discoverable.
+struct NearbyController {
+    let people: People
+    let fences: Fences
+    let policy: LocationPolicy
+    let rates: RequestRates
+    let now: @Sendable () -> Date
+
+    var rules: NearbyRules { NearbyRules(privacy: self.policy.privacy, visitTimeout: self.policy.checkins.visitTimeout) }
+
+    var endpoints: RouteCollection<AppRequestContext> {
+        let routes = RouteCollection(context: AppRequestContext.self)
+        routes.get("friends/nearby", use: self.friendsNearby)
+        routes.get("parks/{parkId}/friends", use: self.friendsInPark)
+        routes.get("people/nearby", use: self.peopleNearby)
+        return routes
+    }
+
+    /// Friends within `radius` metres of the caller's own latest fix: never of a point the caller
+    /// names, so nobody can probe from arbitrary positions.
+    @Sendable func friendsNearby(_ request: Request, context: AppRequestContext) async throws -> NearbyResponse {
+        let me = try context.requireIdentity()
+        let radius = try Self.radius(request)
+        try self.rates.take(me.id, what: "nearby")
+        guard let (viewer, friends) = try await self.people.viewerAndFriends(me.id) else { throw Problem.unauthorized() }
+        let index = self.fences.index
+        switch self.rules.friendsNearby(viewer: viewer, people: { friends[$0] }, radius: radius, now: self.now(), index: index) {
+        case .success(let list): return NearbyResponse(radius: radius, people: list, index: index)
+        case .failure(let refusal): throw Self.problem(refusal, self.policy)
+        }
+    }
+
+    /// Friends on a visit to this park now, as their sharing allows.
+    @Sendable func friendsInPark(_ request: Request, context: AppRequestContext) async throws -> NearbyResponse {
+        let me = try context.requireIdentity()
+        let park = try ParksController.parkID(context)
+        let index = self.fences.index
+        guard index.park(park) != nil else { throw ParksController.noSuchPark(park) }
+        guard let (viewer, friends) = try await self.people.viewerAndFriends(me.id) else { throw Problem.unauthorized() }
+        let list = self.rules.friendsInPark(viewer: viewer, people: { friends[$0] }, park: park, now: self.now(), index: index)
+        return NearbyResponse(radius: nil, people: list, index: index)
+    }
+
+    /// Discoverable non-friends in the caller's park, snapped to the approximate grid.
+    @Sendable func peopleNearby(_ request: Request, context: AppRequestContext) async throws -> NearbyResponse {
+        let me = try context.requireIdentity()
+        let radius = try Self.radius(request)
+        try self.rates.take(me.id, what: "nearby")
+        guard let viewer = try await self.people.person(loading: me.id) else { throw Problem.unauthorized() }
+        let now = self.now()
+        let candidates = self.people.visitors(of: viewer.visiting(at: now, timeout: self.policy.checkins.visitTimeout))
+        switch self.rules.peopleNearby(viewer: viewer, candidates: candidates, radius: radius, now: now) {
+        case .success(let list): return NearbyResponse(radius: radius, people: list, index: self.fences.index)
+        case .failure(let refusal): throw Self.problem(refusal, self.policy)
+        }
+    }
+
+    static func radius(_ request: Request) throws -> Double {
+        let radius = try request.optionalNumber("radius") ?? 500
+        guard radius >= 1, radius <= NearbyRules.maximumRadius else {
+            throw Problem.invalidParameter("radius", "a radius in metres, 1…\(Int(NearbyRules.maximumRadius))")
+        }
+        return radius
+    }
+
+    static func problem(_ refusal: NearbyRefusal, _ policy: LocationPolicy) -> Problem {
+        var p = Problem(.nearbyRefused, status: .unprocessableContent, title: "Nearby needs your position",
+                        detail: refusal == .noRecentFix
+                            ? "Nearby is measured from your own latest fix; none is younger than \(Int(policy.privacy.timeToLive / 3600)) h. Send one with POST /v1/fixes."
+                            : "People nearby is for people visiting a park; you are not on a visit.")
+        p.reason = refusal.rawValue
+        return p
+    }
+}

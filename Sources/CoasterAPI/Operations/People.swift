@@ -1,0 +1,96 @@
+import CoasterCore
+import CoasterStore
+import Foundation
+import Synchronization
+
+/// The live directory: every user's latest position, visits, sharing settings and friends, in
+/// memory, so that nearby questions cost O(friends) and no database hop.
+///
+/// The store stays the record. The directory is loaded from it at start; fix batches update their
+/// user directly from what the transaction wrote, and the rarer changes (friendships, blocks,
+/// sharing settings, check-ins, registrations) reload the users they touched from the store.
+public final class People: Sendable {
+    private struct Book: Sendable {
+        var byID: [UserID: PersonState] = [:]
+        /// Who has an open visit to each park, for "people nearby".
+        var visitors: [ParkID: Set<UserID>] = [:]
+
+        mutating func put(_ person: PersonState) {
+            if let old = self.byID[person.id] {
+                for park in old.visits.keys { self.visitors[park]?.remove(person.id) }
+            }
+            self.byID[person.id] = person
+            for park in person.visits.keys { self.visitors[park, default: []].insert(person.id) }
+        }
+    }
+
+    private let book = Mutex(Book())
+    private let store: Store
+
+    public init(store: Store) {
+        self.store = store
+    }
+
+    /// Loads every user from the store.
+    public func load() async throws {
+        let everyone = try await self.store.personStates()
+        self.book.withLock { book in
+            book = Book()
+            for person in everyone { book.put(person) }
+        }
+    }
+
+    /// Reloads the given users from the store after a change that touched them.
+    public func refresh(_ ids: UserID...) async throws {
+        let fresh = try await self.store.personStates(only: ids)
+        self.book.withLock { book in
+            for person in fresh { book.put(person) }
+        }
+    }
+
+    /// Applies what a fix batch wrote for `user`.
+    func apply(_ user: UserID, _ batch: FixBatch) async throws {
+        guard try await self.person(loading: user) != nil else { return }
+        self.book.withLock { book in
+            guard var person = book.byID[user] else { return }
+            person.latest = batch.state.latest
+            person.zones = batch.state.zones
+            person.visits = batch.visits
+            book.put(person)
+        }
+    }
+
+    public func person(_ id: UserID) -> PersonState? {
+        self.book.withLock { $0.byID[id] }
+    }
+
+    /// A user, loaded from the store if the directory has not seen them yet (created by the
+    /// command line, or by another process, since the directory was loaded).
+    public func person(loading id: UserID) async throws -> PersonState? {
+        if let person = self.person(id) { return person }
+        try await self.refresh(id)
+        return self.person(id)
+    }
+
+    /// The viewer and a snapshot of their friends (copy-on-write: no deep copies under the lock).
+    func viewerAndFriends(_ id: UserID) async throws -> (PersonState, [UserID: PersonState])? {
+        guard try await self.person(loading: id) != nil else { return nil }
+        return self.book.withLock { book in
+            guard let me = book.byID[id] else { return nil }
+            var friends: [UserID: PersonState] = [:]
+            for f in me.friends { friends[f] = book.byID[f] }
+            return (me, friends)
+        }
+    }
+
+    /// Everyone with an open visit to any of `parks`.
+    func visitors(of parks: Set<ParkID>) -> [PersonState] {
+        self.book.withLock { book in
+            var ids: Set<UserID> = []
+            for park in parks { ids.formUnion(book.visitors[park] ?? []) }
+            return ids.compactMap { book.byID[$0] }
+        }
+    }
+
+    public var count: Int { self.book.withLock { $0.byID.count } }
+}

@@ -1,0 +1,195 @@
+import Foundation
+
+/// What the live directory holds of one user: enough to answer location questions without the
+/// database. Built from the store, updated as fixes and settings change.
+public struct PersonState: Hashable, Sendable {
+    public var id: UserID
+    public var username: String
+    public var displayName: String
+    public var latest: AcceptedFix?
+    /// Zones the latest fix is inside.
+    public var zones: Set<ZoneID>
+    /// Open visits: park → time of the last evidence.
+    public var visits: [ParkID: Date]
+    /// Sharing settings with every per-friend override this user set.
+    public var sharing: SharingSettings
+    public var friends: Set<UserID>
+    /// Users blocked by or blocking this one.
+    public var blocks: Set<UserID>
+    /// Visible to non-friends in the same park (`GET /v1/people/nearby`).
+    public var discoverable: Bool
+
+    public init(id: UserID, username: String, displayName: String, latest: AcceptedFix? = nil, zones: Set<ZoneID> = [],
+                visits: [ParkID: Date] = [:], sharing: SharingSettings = SharingSettings(), friends: Set<UserID> = [],
+                blocks: Set<UserID> = [], discoverable: Bool = false) {
+        self.id = id
+        self.username = username
+        self.displayName = displayName
+        self.latest = latest
+        self.zones = zones
+        self.visits = visits
+        self.sharing = sharing
+        self.friends = friends
+        self.blocks = blocks
+        self.discoverable = discoverable
+    }
+
+    /// Parks with an open visit whose last evidence is within `timeout` seconds of `now`.
+    public func visiting(at now: Date, timeout: TimeInterval) -> Set<ParkID> {
+        Set(self.visits.filter { now.timeIntervalSince($0.value) <= timeout }.keys)
+    }
+}
+
+/// Distances as they are shown: rounded *up* to a step that grows with the distance, so that
+/// repeated queries cannot pin a position down to the metre (README "Location privacy").
+public enum DistanceBuckets {
+    /// 10 m steps under 100 m, 50 m under 1 km, 500 m beyond.
+    public static func bucket(_ metres: Double) -> Double {
+        let step: Double = metres < 100 ? 10 : metres < 1_000 ? 50 : 500
+        return max(step, (metres / step).rounded(.up) * step)
+    }
+}
+
+/// A person near the viewer, as the viewer may see them.
+public struct NearbyPerson: Hashable, Sendable {
+    public var id: UserID
+    public var username: String
+    public var displayName: String
+    /// Bucketed metres from the viewer's latest fix; `nil` for park-only sharing.
+    public var distance: Double?
+    /// Seconds since the fix, rounded down to whole minutes.
+    public var age: TimeInterval
+    public var precision: Precision
+    public var park: ParkID?
+    /// The most specific zone shown (ride, queue or poi before land), exact sharing only.
+    public var zone: ZoneID?
+}
+
+public enum NearbyRefusal: String, Error, Sendable {
+    /// The viewer has no accepted fix within the time-to-live.
+    case noRecentFix = "no_recent_fix"
+    /// People nearby: the viewer is not on a visit to a park.
+    case notInPark = "not_in_park"
+}
+
+/// Nearby answers, pure: the viewer, the candidates, the rules.
+public struct NearbyRules: Sendable {
+    public var privacy: LocationPrivacy
+    /// Visits without evidence for this long (seconds) do not count.
+    public var visitTimeout: TimeInterval
+    /// Largest radius a query may ask for, metres.
+    public static let maximumRadius = 5_000.0
+
+    public init(privacy: LocationPrivacy = LocationPrivacy(), visitTimeout: TimeInterval = 12 * 3600) {
+        self.privacy = privacy
+        self.visitTimeout = visitTimeout
+    }
+
+    /// Accepted friends within `radius` metres of the viewer's own latest fix, nearest first.
+    ///
+    /// Distances are computed from what the viewer may see (an approximate friend's snapped cell
+    /// centre, never the true position) and then bucketed. Park-only friends are listed without a
+    /// distance when the viewer is visiting the same park. Cost: O(friends of the viewer).
+    public func friendsNearby(viewer: PersonState, people: (UserID) -> PersonState?, radius: Double, now: Date,
+                              index: FenceIndex) -> Result<[NearbyPerson], NearbyRefusal> {
+        guard let mine = viewer.latest, now.timeIntervalSince(mine.recordedAt) <= self.privacy.timeToLive else {
+            return .failure(.noRecentFix)
+        }
+        let myParks = viewer.visiting(at: now, timeout: self.visitTimeout)
+        var out: [NearbyPerson] = []
+        for id in viewer.friends where !viewer.blocks.contains(id) {
+            guard let friend = people(id), friend.friends.contains(viewer.id), let fix = friend.latest else { continue }
+            let visiting = friend.visiting(at: now, timeout: self.visitTimeout)
+            guard let shared = self.privacy.view(fix, sharing: friend.sharing, visiting: visiting, viewer: viewer.id,
+                                                 relationship: .friends, now: now)
+            else { continue }
+            let age = (now.timeIntervalSince(fix.recordedAt) / 60).rounded(.down) * 60
+            switch shared {
+            case .exact(let c, _):
+                let d = Geodesy.distance(mine.position, c)
+                guard d <= radius else { continue }
+                out.append(NearbyPerson(id: id, username: friend.username, displayName: friend.displayName,
+                                        distance: DistanceBuckets.bucket(d), age: age, precision: .exact,
+                                        park: visiting.sorted().first, zone: Self.mostSpecific(friend.zones, index: index)))
+            case .approximate(let c, _):
+                let d = Geodesy.distance(mine.position, c)
+                guard d <= radius else { continue }
+                out.append(NearbyPerson(id: id, username: friend.username, displayName: friend.displayName,
+                                        distance: DistanceBuckets.bucket(d), age: age, precision: .approximate,
+                                        park: visiting.sorted().first, zone: nil))
+            case .parkOnly(let parks):
+                guard let shared = parks.intersection(myParks).sorted().first else { continue }
+                out.append(NearbyPerson(id: id, username: friend.username, displayName: friend.displayName,
+                                        distance: nil, age: age, precision: .parkOnly, park: shared, zone: nil))
+            }
+        }
+        return .success(out.sorted(by: Self.order))
+    }
+
+    /// People who opted in to being discoverable, visiting a park the viewer is visiting, within
+    /// `radius`: never friends (they are in the friends list), never blocked either way, never
+    /// ghosts; always snapped to the approximate grid, never a zone.
+    public func peopleNearby(viewer: PersonState, candidates: [PersonState], radius: Double, now: Date) -> Result<[NearbyPerson], NearbyRefusal> {
+        guard let mine = viewer.latest, now.timeIntervalSince(mine.recordedAt) <= self.privacy.timeToLive else {
+            return .failure(.noRecentFix)
+        }
+        let myParks = viewer.visiting(at: now, timeout: self.visitTimeout)
+        guard !myParks.isEmpty else { return .failure(.notInPark) }
+        var out: [NearbyPerson] = []
+        for other in candidates where other.id != viewer.id && other.discoverable && !viewer.friends.contains(other.id)
+            && !viewer.blocks.contains(other.id) && !other.blocks.contains(viewer.id) {
+            guard let fix = other.latest, now.timeIntervalSince(fix.recordedAt) <= self.privacy.timeToLive,
+                  !other.sharing.ghost.isHidden(at: now),
+                  let park = other.visiting(at: now, timeout: self.visitTimeout).intersection(myParks).sorted().first
+            else { continue }
+            let d = Geodesy.distance(mine.position, ApproximateGrid.snap(fix.position))
+            guard d <= radius else { continue }
+            out.append(NearbyPerson(id: other.id, username: other.username, displayName: other.displayName,
+                                    distance: DistanceBuckets.bucket(d), age: (now.timeIntervalSince(fix.recordedAt) / 60).rounded(.down) * 60,
+                                    precision: .approximate, park: park, zone: nil))
+        }
+        return .success(out.sorted(by: Self.order))
+    }
+
+    /// Friends on a visit to `park` now, as their sharing allows, by username.
+    public func friendsInPark(viewer: PersonState, people: (UserID) -> PersonState?, park: ParkID, now: Date, index: FenceIndex) -> [NearbyPerson] {
+        var out: [NearbyPerson] = []
+        for id in viewer.friends where !viewer.blocks.contains(id) {
+            guard let friend = people(id), friend.friends.contains(viewer.id), let fix = friend.latest else { continue }
+            let visiting = friend.visiting(at: now, timeout: self.visitTimeout)
+            guard visiting.contains(park),
+                  let shared = self.privacy.view(fix, sharing: friend.sharing, visiting: visiting, viewer: viewer.id,
+                                                 relationship: .friends, now: now)
+            else { continue }
+            let precision: Precision
+            switch shared {
+            case .exact: precision = .exact
+            case .approximate: precision = .approximate
+            case .parkOnly: precision = .parkOnly
+            }
+            let zones = friend.zones.filter { index.zone($0)?.park == park }
+            out.append(NearbyPerson(
+                id: id, username: friend.username, displayName: friend.displayName, distance: nil,
+                age: (now.timeIntervalSince(fix.recordedAt) / 60).rounded(.down) * 60, precision: precision, park: park,
+                zone: precision == .exact ? Self.mostSpecific(zones, index: index) : nil))
+        }
+        return out.sorted { $0.username < $1.username }
+    }
+
+    static func mostSpecific(_ zones: Set<ZoneID>, index: FenceIndex) -> ZoneID? {
+        let ranked = zones.compactMap { id in index.zone(id).map { (id, $0.kind) } }
+        let rank: (ZoneKind) -> Int = { kind in
+            switch kind {
+            case .ride: 0
+            case .queue: 1
+            case .poi: 2
+            case .land: 3
+            }
+        }
+        return ranked.min { (rank($0.1), $0.0) < (rank($1.1), $1.0) }?.0
+    }
+
+    static func order(_ a: NearbyPerson, _ b: NearbyPerson) -> Bool {
+        (a.distance ?? .infinity, a.username) < (b.distance ?? .infinity, b.username)
+    }
+}

@@ -1,0 +1,57 @@
+import CoasterCore
+import Foundation
+import GRDB
+
+extension Store {
+    /// The live directory's view of users: every user, or only `ids`.
+    public func personStates(only ids: [UserID]? = nil) async throws -> [PersonState] {
+        try await self.pool.read { db in
+            let filter: (String) -> String = { column in
+                guard let ids else { return "1" }
+                return ids.isEmpty ? "0" : "\(column) IN (\(ids.map { String($0.rawValue) }.joined(separator: ",")))"
+            }
+            var people: [UserID: PersonState] = [:]
+            for row in try Row.fetchAll(db, sql: """
+                SELECT u.id, u.username, u.display_name, u.ghost, u.ghost_until, u.precision, u.discoverable,
+                       t.lat, t.lon, t.accuracy, t.recorded_at, t.zones
+                FROM users u LEFT JOIN track_state t ON t.user_id = u.id WHERE \(filter("u.id"))
+                """) {
+                let id = UserID(row["id"] as Int64)
+                let ghost: GhostMode
+                switch row["ghost"] as String {
+                case "on": ghost = .on
+                case "until": ghost = .until(Date(timeIntervalSince1970: row["ghost_until"] ?? 0))
+                default: ghost = .off
+                }
+                let latest: AcceptedFix? = (row["recorded_at"] as Double?).map {
+                    AcceptedFix(position: Coordinate(lat: row["lat"], lon: row["lon"]), accuracy: row["accuracy"], recordedAt: Date(timeIntervalSince1970: $0))
+                }
+                people[id] = PersonState(
+                    id: id, username: row["username"], displayName: row["display_name"], latest: latest,
+                    zones: Set(((row["zones"] as String?) ?? "").split(separator: "\n").map { ZoneID(rawValue: String($0)) }),
+                    sharing: SharingSettings(ghost: ghost, precision: Precision(rawValue: row["precision"]) ?? .exact),
+                    discoverable: row["discoverable"])
+            }
+            for row in try Row.fetchAll(db, sql: "SELECT user_id, park_id, last_evidence_at FROM visits WHERE left_at IS NULL AND \(filter("user_id"))") {
+                people[UserID(row["user_id"] as Int64)]?.visits[ParkID(rawValue: row["park_id"])] = Date(timeIntervalSince1970: row["last_evidence_at"])
+            }
+            for row in try Row.fetchAll(db, sql: "SELECT user_id, friend_id, precision, hidden FROM sharing_overrides WHERE \(filter("user_id"))") {
+                people[UserID(row["user_id"] as Int64)]?.sharing.overrides[UserID(row["friend_id"] as Int64)] =
+                    SharingOverride(precision: (row["precision"] as String?).flatMap(Precision.init(rawValue:)), hidden: row["hidden"])
+            }
+            for row in try Row.fetchAll(db, sql: """
+                SELECT requester, addressee FROM friendships WHERE status = 'accepted' AND (\(filter("requester")) OR \(filter("addressee")))
+                """) {
+                let a = UserID(row["requester"] as Int64), b = UserID(row["addressee"] as Int64)
+                people[a]?.friends.insert(b)
+                people[b]?.friends.insert(a)
+            }
+            for row in try Row.fetchAll(db, sql: "SELECT blocker, blocked FROM blocks WHERE \(filter("blocker")) OR \(filter("blocked"))") {
+                let a = UserID(row["blocker"] as Int64), b = UserID(row["blocked"] as Int64)
+                people[a]?.blocks.insert(b)
+                people[b]?.blocks.insert(a)
+            }
+            return Array(people.values)
+        }
+    }
+}
