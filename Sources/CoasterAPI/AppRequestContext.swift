@@ -1,6 +1,7 @@
 import CoasterCore
 import Foundation
 import Hummingbird
+import HummingbirdWebSocket
 import NIOCore
 
 /// Who is calling, once a bearer token (or OwnTracks' Basic credentials) has been checked.
@@ -13,7 +14,7 @@ public struct Identity: Hashable, Sendable {
 }
 
 /// The request context of every CoasterLife route.
-public struct AppRequestContext: RequestContext {
+public struct AppRequestContext: RequestContext, WebSocketRequestContext {
     public var coreContext: CoreRequestContextStorage
     /// Set by the authentication middleware when the request carries a valid token.
     public var identity: Identity?
@@ -21,9 +22,12 @@ public struct AppRequestContext: RequestContext {
     var authenticationFailure: String?
     /// The peer's IP address (no port), or "unknown"; throttles key on it.
     public let clientAddress: String
+    /// Carries the WebSocket handler from the upgrade route to the upgraded channel.
+    public let webSocket: WebSocketHandlerReference<Self>
 
     public init(source: Source) {
         self.coreContext = .init(source: source)
+        self.webSocket = .init()
         self.clientAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
     }
 

@@ -2,6 +2,7 @@ import CoasterCore
 import CoasterStore
 import Foundation
 import Hummingbird
+import HummingbirdWebSocket
 import Logging
 
 /// How to run the service: plain values, filled from flags by the `serve` command and by tests.
@@ -38,6 +39,7 @@ public struct Service: Sendable {
     public let accounts: Accounts
     public let location: LocationPolicy
     public let people: People
+    public let live: Live
     public let now: @Sendable () -> Date
     let fixRates: RequestRates
     let nearbyRates: RequestRates
@@ -59,7 +61,7 @@ public struct Service: Sendable {
         let location = configuration.location
         return Service(
             store: store, fences: fences, sessions: sessions, accounts: Accounts(store: store, sessions: sessions),
-            location: location, people: people, now: now,
+            location: location, people: people, live: Live(people: people, fences: fences, policy: location, now: now), now: now,
             fixRates: RequestRates(perSecond: location.fixRequestsPerSecond, burst: location.fixRequestBurst, now: now),
             nearbyRates: RequestRates(perSecond: location.nearbyRequestsPerSecond, burst: location.nearbyRequestBurst, now: now))
     }
@@ -99,12 +101,15 @@ public func buildRouter(_ service: Service) throws -> Router<AppRequestContext> 
     members.addRoutes(accounts.userEndpoints)
     members.addRoutes(ParksController(store: service.store, fences: service.fences).endpoints)
     members.addRoutes(FriendsController(store: service.store, people: service.people, now: service.now).endpoints)
-    members.addRoutes(FixesController(store: service.store, fences: service.fences, people: service.people, policy: service.location,
+    members.addRoutes(FixesController(store: service.store, fences: service.fences, people: service.people, live: service.live,
+                                      policy: service.location,
                                       rates: service.fixRates).endpoints)
+    LiveController(live: service.live, heartbeat: service.location.liveHeartbeat).addRoutes(to: members)
     members.addRoutes(NearbyController(people: service.people, fences: service.fences, policy: service.location, rates: service.nearbyRates,
                                        now: service.now).endpoints)
     members.addRoutes(RidesController(store: service.store, policy: service.location).endpoints)
     router.addRoutes(OwnTracksController(store: service.store, fences: service.fences, sessions: service.sessions, people: service.people,
+                                         live: service.live,
                                          policy: service.location,
                                          rates: service.fixRates, now: service.now).endpoints)
 
@@ -121,8 +126,12 @@ public func buildApplication(_ configuration: ServiceConfiguration, logger: Logg
 
 /// The application over an already opened service.
 public func buildApplication(_ configuration: ServiceConfiguration, service: Service, logger: Logger) throws -> some ApplicationProtocol {
-    Application(
-        router: try buildRouter(service),
+    let router = try buildRouter(service)
+    return Application(
+        router: router,
+        server: .http1WebSocketUpgrade(
+            webSocketRouter: router,
+            configuration: HTTP1WebSocketUpgradeChannel.Configuration(ws: .init(autoPing: .enabled(timePeriod: .seconds(30))))),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "coasterlife"),
         logger: logger)
 }

@@ -99,6 +99,8 @@ struct AuthorizationMatrixTests {
         Row(method: .get, path: "/v1/friends/nearby", outcomes: only([], .ok(.ok), else: .problem(.unprocessableContent, .nearbyRefused))),
         Row(method: .get, path: "/v1/people/nearby", outcomes: only([], .ok(.ok), else: .problem(.unprocessableContent, .nearbyRefused))),
         Row(method: .get, path: "/v1/parks/{parkId}/friends", outcomes: members(.ok)),
+        // A plain GET (no Upgrade header): the WebSocket itself is tested in LiveTests.
+        Row(method: .get, path: "/v1/live", outcomes: only([], .ok(.ok), else: .problem(.upgradeRequired, .upgradeRequired))),
         Row(method: .get, path: "/v1/me/stats", outcomes: members(.ok)),
         Row(method: .post, path: "/owntracks", rawBody: {
                 ByteBuffer(string: #"{"_type":"location","lat":41.4817,"lon":-82.6881,"acc":10,"tst":\#(Int(Date().timeIntervalSince1970))}"#)

@@ -17,11 +17,12 @@ struct TestService {
     let service: Service
 
     /// - Parameter directory: reuse a database directory (to test a restart); a new one by default.
-    init(port: Int = 0, directory: URL? = nil, accounts: AccountPolicy = TestService.fastAccounts, clock: TestClock? = nil) async throws {
+    init(port: Int = 0, directory: URL? = nil, accounts: AccountPolicy = TestService.fastAccounts, location: LocationPolicy = LocationPolicy(),
+         clock: TestClock? = nil) async throws {
         self.directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("coasterlife-api-\(UUID().uuidString)")
         var configuration = ServiceConfiguration(
             host: "127.0.0.1", port: port, databasePath: self.directory.appendingPathComponent("api.sqlite").path,
-            seedParksDirectory: Self.repoRoot.appendingPathComponent("data/parks").path, accounts: accounts)
+            seedParksDirectory: Self.repoRoot.appendingPathComponent("data/parks").path, accounts: accounts, location: location)
         if let clock { configuration.now = { clock.now() } }
         self.configuration = configuration
         self.service = try await Service.open(self.configuration, logger: Logger(label: "test"))

@@ -9,6 +9,7 @@ struct FixesController {
     let store: Store
     let fences: Fences
     let people: People
+    let live: Live
     let policy: LocationPolicy
     let rates: RequestRates
 
@@ -46,6 +47,7 @@ struct FixesController {
         let batch = try await self.store.recordFixes(
             user: me.id, fixes, source: .api, pipeline: pipeline, checkins: self.policy.checkins, index: self.fences.index)
         try await self.people.apply(me.id, batch)
+        self.live.fixesRecorded(by: me.id, batch)
         return FixesResponse(fixes: fixes, results: batch.results)
     }
 

@@ -16,6 +16,8 @@ public struct LocationPolicy: Sendable {
     /// a measurement an attacker could use to trilaterate.
     public var nearbyRequestsPerSecond = 0.5
     public var nearbyRequestBurst = 10
+    /// How often `GET /v1/live` sends a heartbeat.
+    public var liveHeartbeat: Duration = .seconds(20)
 
     public init() {}
 }

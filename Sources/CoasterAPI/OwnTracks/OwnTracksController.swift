@@ -18,6 +18,7 @@ struct OwnTracksController {
     let fences: Fences
     let sessions: Sessions
     let people: People
+    let live: Live
     let policy: LocationPolicy
     let rates: RequestRates
     let now: @Sendable () -> Date
@@ -59,6 +60,7 @@ struct OwnTracksController {
             let batch = try await self.store.recordFixes(user: me.id, fixes, source: .owntracks, pipeline: FixPipeline(policy: self.policy.fixes),
                                                          checkins: self.policy.checkins, index: self.fences.index)
             try await self.people.apply(me.id, batch)
+            self.live.fixesRecorded(by: me.id, batch)
         }
         return Self.json(try await self.locations(for: me))
     }

@@ -30,6 +30,7 @@ public enum ProblemType: String, Sendable, CaseIterable {
     case rideRefused = "ride-refused"
     case rideCooldown = "ride-cooldown"
     case nearbyRefused = "nearby-refused"
+    case upgradeRequired = "upgrade-required"
 
     public var uri: String { "/problems/\(self.rawValue)" }
 }

@@ -1,0 +1,135 @@
+import CoasterCore
+import CoasterStore
+import Foundation
+import Synchronization
+
+/// Fans friends' location changes out to their friends' live connections (`GET /v1/live`).
+///
+/// Each connection has a bounded buffer. Publishing never waits: when a connection's buffer is
+/// full its consumer is too slow, and it is dropped (its stream finishes, the socket closes), so a
+/// stalled phone can never stall the fix pipeline.
+public final class Live: Sendable {
+    /// Messages a connection may have waiting before it is dropped.
+    public static let bufferLimit = 64
+
+    private let connections = Mutex<[UserID: [UUID: AsyncStream<String>.Continuation]]>([:])
+    private let people: People
+    private let fences: Fences
+    private let policy: LocationPolicy
+    private let now: @Sendable () -> Date
+
+    init(people: People, fences: Fences, policy: LocationPolicy, now: @escaping @Sendable () -> Date) {
+        self.people = people
+        self.fences = fences
+        self.policy = policy
+        self.now = now
+    }
+
+    /// Opens a connection's stream.
+    func subscribe(_ user: UserID) -> (UUID, AsyncStream<String>) {
+        let id = UUID()
+        let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingOldest(Self.bufferLimit))
+        self.connections.withLock { $0[user, default: [:]][id] = continuation }
+        return (id, stream)
+    }
+
+    func unsubscribe(_ user: UserID, _ id: UUID) {
+        let continuation = self.connections.withLock { c -> AsyncStream<String>.Continuation? in
+            let removed = c[user]?.removeValue(forKey: id)
+            if c[user]?.isEmpty == true { c[user] = nil }
+            return removed
+        }
+        continuation?.finish()
+    }
+
+    /// Live connections now.
+    public var connectionCount: Int { self.connections.withLock { $0.values.reduce(0) { $0 + $1.count } } }
+
+    /// Sends to every connection of `user`, dropping those that cannot keep up.
+    func send(_ message: String, to user: UserID, only connection: UUID? = nil) {
+        let slow = self.connections.withLock { c -> [AsyncStream<String>.Continuation] in
+            guard let mine = c[user] else { return [] }
+            var dropped: [AsyncStream<String>.Continuation] = []
+            for (id, continuation) in mine where connection == nil || id == connection {
+                if case .dropped = continuation.yield(message) {
+                    c[user]?.removeValue(forKey: id)
+                    dropped.append(continuation)
+                }
+            }
+            if c[user]?.isEmpty == true { c[user] = nil }
+            return dropped
+        }
+        for continuation in slow { continuation.finish() }
+    }
+
+    /// For tests of back-pressure: a bare subscription and a bare send.
+    public func subscribeForTesting(_ user: UserID) -> (UUID, AsyncStream<String>) { self.subscribe(user) }
+    public func sendForTesting(_ message: String, to user: UserID) { self.send(message, to: user) }
+
+    private func hasListeners(_ users: Set<UserID>) -> Bool {
+        self.connections.withLock { c in users.contains { c[$0] != nil } }
+    }
+
+    /// After a fix batch of `user`: their position and park transitions, to each friend who is
+    /// listening, as that friend may see them.
+    func fixesRecorded(by user: UserID, _ batch: FixBatch) {
+        guard let person = self.people.person(user), self.hasListeners(person.friends),
+              batch.results.contains(where: { if case .accepted(true, _) = $0.decision { true } else { false } })
+        else { return }
+        let now = self.now()
+        let index = self.fences.index
+        let transitions = batch.results.flatMap { r -> [Transition] in
+            if case .accepted(true, let t) = r.decision { return t.filter { $0.zone == nil } }
+            return []
+        }
+        let visiting = person.visiting(at: now, timeout: self.policy.checkins.visitTimeout)
+        for friend in person.friends where !person.blocks.contains(friend) {
+            guard let fix = person.latest,
+                  let shared = self.policy.privacy.view(fix, sharing: person.sharing, visiting: visiting, viewer: friend,
+                                                        relationship: .friends, now: now)
+            else { continue }
+            var messages: [LiveMessage] = transitions.map {
+                .transition(user: person, event: $0.event, park: $0.park, parkName: index.park($0.park)?.name ?? $0.park.rawValue, at: $0.at)
+            }
+            messages.append(.location(user: person, shared: shared, at: fix.recordedAt))
+            for message in messages { self.send(message.json, to: friend) }
+        }
+    }
+}
+
+/// What `GET /v1/live` sends, one JSON object per text message (README "Live updates").
+enum LiveMessage {
+    case hello(user: UserID, heartbeat: TimeInterval)
+    case heartbeat(at: Date)
+    case location(user: PersonState, shared: SharedLocation, at: Date)
+    case transition(user: PersonState, event: Transition.Event, park: ParkID, parkName: String, at: Date)
+
+    var json: String {
+        var object: [String: Any]
+        switch self {
+        case .hello(let user, let heartbeat):
+            object = ["type": "hello", "user": user.rawValue, "heartbeatSeconds": heartbeat]
+        case .heartbeat(let at):
+            object = ["type": "heartbeat", "at": at.formatted(.iso8601)]
+        case .location(let user, let shared, let at):
+            object = ["type": "location", "user": Self.user(user), "at": at.formatted(.iso8601)]
+            switch shared {
+            case .exact(let c, let acc):
+                object.merge(["precision": "exact", "lat": c.lat, "lon": c.lon, "accuracy": acc]) { $1 }
+            case .approximate(let c, let acc):
+                object.merge(["precision": "approximate", "lat": c.lat, "lon": c.lon, "accuracy": acc.rounded()]) { $1 }
+            case .parkOnly(let parks):
+                object.merge(["precision": "park-only", "parks": parks.map(\.rawValue).sorted()]) { $1 }
+            }
+        case .transition(let user, let event, let park, let name, let at):
+            object = ["type": "transition", "user": Self.user(user), "event": event.rawValue, "park": ["id": park.rawValue, "name": name],
+                      "at": at.formatted(.iso8601)]
+        }
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    private static func user(_ p: PersonState) -> [String: Any] {
+        ["id": p.id.rawValue, "username": p.username, "displayName": p.displayName]
+    }
+}

@@ -1,0 +1,85 @@
+import CoasterAPI
+import CoasterCore
+import CoasterStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import HummingbirdWSTesting
+import HummingbirdWebSocket
+import NIOWebSocket
+import Synchronization
+import WSClient
+import Testing
+
+@Suite("Live updates")
+struct LiveTests {
+    /// A friend walks into Cedar Point; the other friend's WebSocket shows the enter and the position.
+    /// A ghost friend's fixes never reach it.
+    @Test func aWebSocketClientSeesAFriendEnterThePark() async throws {
+        var location = LocationPolicy()
+        location.liveHeartbeat = .milliseconds(200)
+        let s = try await TestService(location: location)
+        defer { s.remove() }
+        try await s.app().test(.live) { client in
+            let ann = try await client.register("ann")
+            let bob = try await client.register("bob")
+            let ghost = try await client.register("casper")
+            try await client.befriend(ann, bob)
+            try await client.befriend(ann, ghost)
+            _ = try await client.send(.patch, "/v1/me", as: ghost, json: ["sharing": ["ghost": ["mode": "on"]]])
+            let received = Mutex<[String]>([])
+            let headers: HTTPFields = [.authorization: "Bearer \(ann.token)"]
+            try await client.ws("/v1/live", configuration: .init(additionalHeaders: headers)) { inbound, outbound, _ in
+                var messages = inbound.messages(maxSize: 1 << 16).makeAsyncIterator()
+                guard case .text(let hello)? = try await messages.next() else { Issue.record("no hello"); return }
+                #expect(hello.contains("\"hello\""))
+                // The ghost walks in first, then Bob.
+                _ = try await client.postFixes(FixTests.walkIn(endingAt: Date()).map { var f = $0; f["id"] = nil; return f }, as: ghost)
+                _ = try await client.postFixes(FixTests.walkIn(endingAt: Date()), as: bob)
+                while let message = try await messages.next() {
+                    guard case .text(let text) = message,
+                          let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else { continue }
+                    if object["type"] as? String == "heartbeat" { continue }
+                    received.withLock { $0.append(text) }
+                    if object["type"] as? String == "location" { break }
+                }
+                try await outbound.close(.normalClosure, reason: nil)
+            }
+            let messages = try received.withLock { $0 }.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+            let users = Set(messages.compactMap { ($0["user"] as? [String: Any])?["username"] as? String })
+            #expect(users == ["bob"], "only bob's messages: \(messages)")
+            #expect(messages.contains { $0["type"] as? String == "transition" && $0["event"] as? String == "enter"
+                && ($0["park"] as? [String: Any])?["id"] as? String == "cedar-point" })
+            let last = try #require(messages.last)
+            #expect(last["type"] as? String == "location")
+            #expect(last["precision"] as? String == "exact")
+        }
+    }
+
+    @Test func theUpgradeNeedsAToken() async throws {
+        let s = try await TestService()
+        defer { s.remove() }
+        _ = try await s.app().test(.live) { client in
+            await #expect(throws: (any Error).self) {
+                try await client.ws("/v1/live") { _, _, _ in Issue.record("upgraded without a token") }
+            }
+        }
+    }
+
+    /// A client that stops reading is dropped once its buffer is full; publishing never waits.
+    @Test func aSlowConsumerIsDroppedNotWaitedFor() async throws {
+        let s = try await TestService()
+        defer { s.remove() }
+        let live = s.service.live
+        let (_, stream) = live.subscribeForTesting(UserID(1))
+        #expect(live.connectionCount == 1)
+        let start = ContinuousClock.now
+        for i in 0..<(Live.bufferLimit * 4) { live.sendForTesting("message \(i)", to: UserID(1)) }
+        #expect(ContinuousClock.now - start < .seconds(1))
+        #expect(live.connectionCount == 0)
+        var delivered = 0
+        for await _ in stream { delivered += 1 }
+        #expect(delivered == Live.bufferLimit)
+    }
+}
