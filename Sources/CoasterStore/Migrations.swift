@@ -200,6 +200,40 @@ enum Migrations {
             try db.execute(sql: "ALTER TABLE users ADD COLUMN discoverable INTEGER NOT NULL DEFAULT 0")
         }
 
+        migrator.registerMigration("2026-11-21 waits") { db in
+            try db.execute(sql: """
+                -- Crowd reports and waits the service timed (queue zone enter to ride zone enter).
+                CREATE TABLE wait_reports (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    ride_id TEXT NOT NULL REFERENCES rides(id),
+                    minutes REAL NOT NULL,
+                    source TEXT NOT NULL CHECK (source IN ('crowd', 'measured')),
+                    -- When the wait became known (the rider boarded), and when they joined the line.
+                    at REAL NOT NULL,
+                    entered_at REAL NOT NULL
+                );
+                CREATE INDEX wait_reports_by_ride ON wait_reports(ride_id, at);
+                CREATE INDEX wait_reports_by_user ON wait_reports(user_id, ride_id, at);
+                CREATE TABLE status_reports (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    ride_id TEXT NOT NULL REFERENCES rides(id),
+                    condition TEXT NOT NULL CHECK (condition IN ('operating', 'down', 'closed')),
+                    at REAL NOT NULL
+                );
+                CREATE INDEX status_reports_by_ride ON status_reports(ride_id, at);
+                CREATE INDEX status_reports_by_user ON status_reports(user_id, ride_id, at);
+                -- The park's official feed; minutes NULL means the park showed the ride as down.
+                CREATE TABLE posted_waits (
+                    ride_id TEXT NOT NULL REFERENCES rides(id),
+                    at REAL NOT NULL,
+                    minutes REAL,
+                    PRIMARY KEY (ride_id, at)
+                );
+                """)
+        }
+
         return migrator
     }
 }

@@ -305,6 +305,9 @@ extension Store {
         for t in transitions {
             try insert.execute(arguments: [user.rawValue, fixID, t.event.rawValue, t.park.rawValue, t.zone?.rawValue, t.zoneKind?.rawValue,
                                            t.ride?.rawValue, t.at.timeIntervalSince1970])
+            if t.event == .enter, t.zoneKind == .ride, let ride = t.ride {
+                try Self.recordMeasuredWait(user: user, ride: ride, boardedAt: t.at.timeIntervalSince1970, currentFix: fixID, db)
+            }
             guard t.zone == nil else { continue }
             let at = t.at.timeIntervalSince1970
             switch t.event {

@@ -12,7 +12,26 @@ struct AdminController {
     var endpoints: RouteCollection<AppRequestContext> {
         let routes = RouteCollection(context: AppRequestContext.self)
         routes.put("parks/{parkId}", use: self.putPark)
+        routes.put("parks/{parkId}/posted-waits", use: self.putPostedWaits)
         return routes
+    }
+
+    /// Loads a park's official posted waits: CSV (`Content-Type: text/csv`) or a JSON array.
+    @Sendable func putPostedWaits(_ request: Request, context: AppRequestContext) async throws -> PostedWaitsResponse {
+        let id = try ParksController.parkID(context)
+        guard let summary = try await self.store.parkSummaries().first(where: { $0.id == id }) else { throw ParksController.noSuchPark(id) }
+        let body = try await request.body.collect(upTo: context.maxUploadSize)
+        let csv = request.headers[.contentType]?.lowercased().hasPrefix("text/csv") ?? false
+        let rows: [PostedWaitFeed.Row]
+        do {
+            rows = try PostedWaitFeed.parse(Data(body.readableBytesView), park: id, timeZone: TimeZone(identifier: summary.timeZone) ?? .gmt, csv: csv)
+        } catch {
+            throw Problem(.invalidPostedWaits, status: .unprocessableContent, title: "Invalid posted waits",
+                          detail: "Nothing was written. \(error.issues.first?.description ?? "")",
+                          errors: error.issues.map { Problem.BodyError(pointer: $0.pointer, feature: $0.feature, detail: $0.reason) })
+        }
+        let loaded = try await self.store.loadPostedWaits(park: id, rows.map { PostedWaitEntry(ride: $0.ride, at: $0.at, minutes: $0.minutes) })
+        return PostedWaitsResponse(park: id, loaded: loaded)
     }
 
     /// Loads or replaces one park from a GeoJSON FeatureCollection, through exactly the validation

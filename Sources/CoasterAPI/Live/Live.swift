@@ -97,12 +97,23 @@ public final class Live: Sendable {
     }
 }
 
+extension Live {
+    /// A ride's estimate changed: tell everyone listening who is visiting its park.
+    func waitChanged(_ row: WaitBoardRow) {
+        let listeners = self.people.visitors(of: [row.ride.park]).map(\.id)
+        guard !listeners.isEmpty else { return }
+        let message = LiveMessage.wait(ride: row.ride.id, name: row.ride.name, estimate: row.estimate).json
+        for user in listeners { self.send(message, to: user) }
+    }
+}
+
 /// What `GET /v1/live` sends, one JSON object per text message (README "Live updates").
 enum LiveMessage {
     case hello(user: UserID, heartbeat: TimeInterval)
     case heartbeat(at: Date)
     case location(user: PersonState, shared: SharedLocation, at: Date)
     case transition(user: PersonState, event: Transition.Event, park: ParkID, parkName: String, at: Date)
+    case wait(ride: RideID, name: String, estimate: WaitEstimate)
 
     var json: String {
         var object: [String: Any]
@@ -121,6 +132,10 @@ enum LiveMessage {
             case .parkOnly(let parks):
                 object.merge(["precision": "park-only", "parks": parks.map(\.rawValue).sorted()]) { $1 }
             }
+        case .wait(let ride, let name, let e):
+            object = ["type": "wait", "ride": ["id": ride.rawValue, "name": name], "status": e.minutes == nil ? "unknown" : "estimated",
+                      "reports": e.reports]
+            if let m = e.minutes, let low = e.low, let high = e.high { object.merge(["minutes": m, "low": low, "high": high]) { $1 } }
         case .transition(let user, let event, let park, let name, let at):
             object = ["type": "transition", "user": Self.user(user), "event": event.rawValue, "park": ["id": park.rawValue, "name": name],
                       "at": at.formatted(.iso8601)]

@@ -7,6 +7,9 @@ public struct LocationPolicy: Sendable {
     public var fixes = FixPolicy()
     public var checkins = CheckinPolicy()
     public var privacy = LocationPrivacy()
+    public var waits = WaitReportPolicy()
+    public var estimator = WaitEstimator()
+    public var statusRules = RideStatusRules()
     /// Fixes a `POST /v1/fixes` may carry.
     public var maximumBatch = 100
     /// Fix requests per user: sustained per second, and burst.

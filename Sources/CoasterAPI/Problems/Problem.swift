@@ -31,6 +31,8 @@ public enum ProblemType: String, Sendable, CaseIterable {
     case rideCooldown = "ride-cooldown"
     case nearbyRefused = "nearby-refused"
     case upgradeRequired = "upgrade-required"
+    case reportRefused = "report-refused"
+    case invalidPostedWaits = "invalid-posted-waits"
 
     public var uri: String { "/problems/\(self.rawValue)" }
 }

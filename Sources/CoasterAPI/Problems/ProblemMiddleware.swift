@@ -52,6 +52,10 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
                            detail: "There is no pending friend request between you and that user in that direction.")
         case FriendshipError.notFriends:
             return Problem(.notFriends, status: .notFound, title: "Not friends", detail: "You are not friends with that user.")
+        case PostedWaitError.unknownRides(let rows):
+            return Problem(.invalidPostedWaits, status: .unprocessableContent, title: "Invalid posted waits",
+                           detail: "Nothing was written: \(rows.count) row(s) name rides that are not listed in this park.",
+                           errors: rows.map { Problem.BodyError(pointer: "/\($0.0)/ride", feature: $0.0, detail: "no listed ride \"\($0.1)\" in this park") })
         case RideError.noSuchRide:
             return Problem(.noSuchRide, status: .notFound, title: "No such ride", detail: "There is no listed ride with that id.")
         case FriendshipError.notBlocked:

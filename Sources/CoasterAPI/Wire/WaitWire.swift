@@ -1,0 +1,90 @@
+import CoasterCore
+import CoasterStore
+import Foundation
+import Hummingbird
+
+struct EstimateWire: Encodable, Sendable {
+    /// `estimated`, or `unknown` when the evidence is too stale to guess.
+    var status: String
+    var minutes: Double?
+    var low: Double?
+    var high: Double?
+    var reports: Int
+    /// Seconds.
+    var newestReportAge: Int?
+    var basis: [WaitEstimate.Basis]
+
+    init(_ e: WaitEstimate) {
+        self.status = e.minutes == nil ? "unknown" : "estimated"
+        self.minutes = e.minutes
+        self.low = e.low
+        self.high = e.high
+        self.reports = e.reports
+        self.newestReportAge = e.newestReportAge.map { Int($0) }
+        self.basis = e.basis
+    }
+}
+
+struct WaitReportResponse: ResponseEncodable, Sendable {
+    var ride: RideID
+    var reportedAt: Date
+    var estimate: EstimateWire
+}
+
+struct StatusReportResponse: ResponseEncodable, Sendable {
+    var ride: RideID
+    var reportedAt: Date
+    /// The crowd's verdict after this report.
+    var condition: RideCondition?
+}
+
+struct WaitBoardResponse: ResponseEncodable, Sendable {
+    struct Posted: Encodable, Sendable {
+        var minutes: Double?
+        var down: Bool
+        var at: Date
+    }
+
+    struct Item: Encodable, Sendable {
+        var ride: RideID
+        var name: String
+        var type: RideType
+        var estimate: EstimateWire
+        /// What visitors report; `nil` when nobody did lately.
+        var condition: RideCondition?
+        var posted: Posted?
+        /// Actual wait ÷ posted wait, as learned for this ride.
+        var postedRatio: Double
+        var ratioPairs: Int
+    }
+
+    var park: ParkID
+    var rides: [Item]
+
+    init(park: ParkID, rows: [WaitBoardRow]) {
+        self.park = park
+        self.rides = rows.map { r in
+            Item(ride: r.ride.id, name: r.ride.name, type: r.ride.type, estimate: EstimateWire(r.estimate), condition: r.reportedCondition,
+                 posted: r.posted.map { Posted(minutes: $0.minutes, down: $0.minutes == nil, at: $0.at) },
+                 postedRatio: (r.ratio.ratio * 1000).rounded() / 1000, ratioPairs: r.ratio.pairs)
+        }
+    }
+}
+
+struct WaitHistoryResponse: ResponseEncodable, Sendable {
+    struct Bucket: Encodable, Sendable {
+        var start: Date
+        var reports: Int
+        var reportedMedian: Double?
+        var posted: Double?
+    }
+
+    var ride: RideID
+    var bucketSeconds: Int
+    var buckets: [Bucket]
+}
+
+struct PostedWaitsResponse: ResponseEncodable, Sendable {
+    var park: ParkID
+    var loaded: Int
+}

@@ -1,0 +1,89 @@
+import Foundation
+
+/// Why a wait or status report was refused. Raw values are the API's stable reason codes.
+public enum WaitReportRefusal: String, Error, Sendable, CaseIterable {
+    /// Not on a visit to the ride's park.
+    case notCheckedIn = "not_checked_in"
+    /// No accepted fix in the last few minutes.
+    case noRecentFix = "no_recent_fix"
+    /// The latest fix is not near the ride's zone or queue.
+    case notNearRide = "not_near_ride"
+    /// This person already reported this ride within the window.
+    case tooSoon = "too_soon"
+}
+
+/// What a ride is doing, as visitors report it.
+public enum RideCondition: String, Sendable, Codable, CaseIterable {
+    case operating, down, closed
+}
+
+/// Who may report a wait or a ride's status, and how often (README "Waits").
+public struct WaitReportPolicy: Hashable, Sendable {
+    /// Plausible reported waits, minutes.
+    public var minutes: ClosedRange<Double> = 0...300
+    /// One report per person per ride within this many seconds.
+    public var window: TimeInterval = 15 * 60
+    /// The latest fix must be at most this old (seconds).
+    public var fixFreshness: TimeInterval = 10 * 60
+    /// How far (metres) beyond the fix's accuracy circle the ride's or its queue's zone may be.
+    public var nearDistance: Double = 75
+
+    public init() {}
+
+    /// Checks a report against the reporter's latest fix and visits.
+    /// - Parameters:
+    ///   - zones: the ride's own zone and its queue zones; empty when the ride has no footprint,
+    ///     and then being on a visit to its park is enough.
+    ///   - lastReport: when this person last reported this ride.
+    public func check(latest: AcceptedFix?, visiting: Bool, zones: Set<ZoneID>, lastReport: Date?, index: FenceIndex,
+                      now: Date) -> Result<Void, WaitReportRefusal> {
+        guard visiting else { return .failure(.notCheckedIn) }
+        guard let latest, now.timeIntervalSince(latest.recordedAt) <= self.fixFreshness else { return .failure(.noRecentFix) }
+        if !zones.isEmpty {
+            let reach = index.locate(latest.position, accuracy: latest.accuracy + self.nearDistance)
+            guard reach.contains(where: { park in park.zones.contains { zones.contains($0.id) } }) else { return .failure(.notNearRide) }
+        }
+        if let lastReport, now.timeIntervalSince(lastReport) < self.window { return .failure(.tooSoon) }
+        return .success(())
+    }
+
+    /// Seconds until this person may report this ride again.
+    public func retryAfter(lastReport: Date, now: Date) -> TimeInterval {
+        max(1, self.window - now.timeIntervalSince(lastReport))
+    }
+}
+
+/// A visitor's report of what a ride is doing.
+public struct StatusReport: Hashable, Sendable {
+    public var user: UserID
+    public var condition: RideCondition
+    public var at: Date
+
+    public init(user: UserID, condition: RideCondition, at: Date) {
+        self.user = user
+        self.condition = condition
+        self.at = at
+    }
+}
+
+/// The crowd's verdict on a ride's condition: each person's newest report in the last
+/// ``window`` seconds votes, weighted by recency (half-life ``halfLife``); no votes, no verdict.
+public struct RideStatusRules: Hashable, Sendable {
+    public var window: TimeInterval = 30 * 60
+    public var halfLife: TimeInterval = 10 * 60
+
+    public init() {}
+
+    public func consensus(_ reports: [StatusReport], now: Date) -> RideCondition? {
+        var newest: [UserID: StatusReport] = [:]
+        for r in reports where r.at <= now && now.timeIntervalSince(r.at) <= self.window {
+            if let existing = newest[r.user], existing.at >= r.at { continue }
+            newest[r.user] = r
+        }
+        var score: [RideCondition: Double] = [:]
+        for r in newest.values {
+            score[r.condition, default: 0] += exp(-now.timeIntervalSince(r.at) / self.halfLife * M_LN2)
+        }
+        return score.max { ($0.value, $0.key.rawValue) < ($1.value, $1.key.rawValue) }?.key
+    }
+}

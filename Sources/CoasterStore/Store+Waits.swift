@@ -1,0 +1,230 @@
+import CoasterCore
+import Foundation
+import GRDB
+
+/// One row of an admin's posted-wait feed.
+public struct PostedWaitEntry: Hashable, Sendable {
+    public var ride: RideID
+    public var at: Date
+    /// `nil` when the park shows the ride as down.
+    public var minutes: Double?
+
+    public init(ride: RideID, at: Date, minutes: Double?) {
+        self.ride = ride
+        self.at = at
+        self.minutes = minutes
+    }
+}
+
+/// One ride on a park's wait board.
+public struct WaitBoardRow: Hashable, Sendable {
+    public var ride: Ride
+    public var estimate: WaitEstimate
+    public var posted: PostedWait?
+    /// The crowd's verdict on the ride's condition, if anyone reported lately.
+    public var reportedCondition: RideCondition?
+    public var ratio: PostedRatio
+}
+
+/// One bucket of a ride's wait history.
+public struct WaitHistoryBucket: Hashable, Sendable {
+    public var start: Date
+    public var reports: Int
+    /// Median of the reported and timed waits in the bucket.
+    public var reportedMedian: Double?
+    /// The last posted wait in the bucket (`nil` if none or down).
+    public var posted: Double?
+}
+
+public enum PostedWaitError: Error, Equatable, Sendable {
+    /// Rows naming rides that are not listed in the park: (row index, ride id).
+    case unknownRides([(Int, String)])
+
+    public static func == (a: PostedWaitError, b: PostedWaitError) -> Bool {
+        switch (a, b) {
+        case (.unknownRides(let x), .unknownRides(let y)): x.map(\.0) == y.map(\.0) && x.map(\.1) == y.map(\.1)
+        }
+    }
+}
+
+extension Store {
+    /// Records a crowd wait report after checking the reporter may make it.
+    /// - Returns: `nil` if the ride is not listed.
+    public func reportWait(user: UserID, ride: RideID, minutes: Double, policy: WaitReportPolicy, visitTimeout: TimeInterval,
+                           index: FenceIndex) async throws -> Result<Date, WaitReportRefusal>? {
+        let now = self.now()
+        return try await self.pool.write { db in
+            guard let check = try Self.reportCheck(user: user, ride: ride, table: "wait_reports", policy: policy,
+                                                   visitTimeout: visitTimeout, index: index, now: now, db)
+            else { return nil }
+            if case .failure(let refusal) = check { return .failure(refusal) }
+            try db.execute(sql: """
+                INSERT INTO wait_reports (user_id, ride_id, minutes, source, at, entered_at) VALUES (?, ?, ?, 'crowd', ?, ?)
+                """, arguments: [user.rawValue, ride.rawValue, minutes, now.timeIntervalSince1970, now.timeIntervalSince1970 - minutes * 60])
+            return .success(now)
+        }
+    }
+
+    /// Records a ride-status report after the same checks as a wait report.
+    public func reportStatus(user: UserID, ride: RideID, condition: RideCondition, policy: WaitReportPolicy, visitTimeout: TimeInterval,
+                             index: FenceIndex) async throws -> Result<Date, WaitReportRefusal>? {
+        let now = self.now()
+        return try await self.pool.write { db in
+            guard let check = try Self.reportCheck(user: user, ride: ride, table: "status_reports", policy: policy,
+                                                   visitTimeout: visitTimeout, index: index, now: now, db)
+            else { return nil }
+            if case .failure(let refusal) = check { return .failure(refusal) }
+            try db.execute(sql: "INSERT INTO status_reports (user_id, ride_id, condition, at) VALUES (?, ?, ?, ?)",
+                           arguments: [user.rawValue, ride.rawValue, condition.rawValue, now.timeIntervalSince1970])
+            return .success(now)
+        }
+    }
+
+    /// When the reporter last reported (for `Retry-After`).
+    public func lastReport(user: UserID, ride: RideID, status: Bool) async throws -> Date? {
+        try await self.pool.read { db in
+            try Double.fetchOne(db, sql: "SELECT max(at) FROM \(status ? "status_reports" : "wait_reports") WHERE user_id = ? AND ride_id = ?",
+                                arguments: [user.rawValue, ride.rawValue]).map(Date.init(timeIntervalSince1970:))
+        }
+    }
+
+    private static func reportCheck(user: UserID, ride: RideID, table: String, policy: WaitReportPolicy, visitTimeout: TimeInterval,
+                                    index: FenceIndex, now: Date, _ db: Database) throws -> Result<Void, WaitReportRefusal>? {
+        guard let park = try String.fetchOne(db, sql: "SELECT park_id FROM rides WHERE id = ? AND listed = 1", arguments: [ride.rawValue])
+        else { return nil }
+        try Self.closeStaleVisits(user, now: now, timeout: visitTimeout, db)
+        let visiting = try Self.openVisit(user, park: ParkID(rawValue: park), db) != nil
+        let zones = try String.fetchAll(db, sql: "SELECT id FROM zones WHERE ride_id = ? AND kind IN ('ride', 'queue')", arguments: [ride.rawValue])
+        let lastReport = try Double.fetchOne(
+            db, sql: "SELECT max(at) FROM \(table) WHERE user_id = ? AND ride_id = ?\(table == "wait_reports" ? " AND source = 'crowd'" : "")",
+            arguments: [user.rawValue, ride.rawValue]).map(Date.init(timeIntervalSince1970:))
+        return policy.check(latest: try Self.trackState(user, db).latest, visiting: visiting, zones: Set(zones.map(ZoneID.init(rawValue:))),
+                            lastReport: lastReport, index: index, now: now)
+    }
+
+    /// Loads a park's posted waits (replacing rows with the same ride and time). Every row must name
+    /// a listed ride of the park, or nothing is written.
+    public func loadPostedWaits(park: ParkID, _ entries: [PostedWaitEntry]) async throws -> Int {
+        try await self.pool.write { db in
+            let rides = Set(try String.fetchAll(db, sql: "SELECT id FROM rides WHERE park_id = ? AND listed = 1", arguments: [park.rawValue]))
+            let unknown = entries.enumerated().filter { !rides.contains($0.element.ride.rawValue) }.map { ($0.offset, $0.element.ride.rawValue) }
+            guard unknown.isEmpty else { throw PostedWaitError.unknownRides(Array(unknown.prefix(100))) }
+            let insert = try db.cachedStatement(sql: "INSERT OR REPLACE INTO posted_waits (ride_id, at, minutes) VALUES (?, ?, ?)")
+            for e in entries {
+                try insert.execute(arguments: [e.ride.rawValue, e.at.timeIntervalSince1970, e.minutes])
+            }
+            return entries.count
+        }
+    }
+
+    /// The park's wait board: every listed ride with its estimate, posted wait and reported condition.
+    /// - Returns: `nil` if there is no such park.
+    public func waitBoard(park: ParkID, estimator: WaitEstimator, statusRules: RideStatusRules) async throws -> [WaitBoardRow]? {
+        let now = self.now()
+        return try await self.pool.read { db in
+            guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM parks WHERE id = ?)", arguments: [park.rawValue]) == true else {
+                return nil
+            }
+            let rides = try RideRecord.fetchAll(db, sql: "SELECT * FROM rides WHERE park_id = ? AND listed = 1 ORDER BY position",
+                                                arguments: [park.rawValue]).map(\.ride)
+            return try rides.map { ride in
+                try Self.boardRow(ride, estimator: estimator, statusRules: statusRules, now: now, db)
+            }
+        }
+    }
+
+    /// One ride's board row, or `nil` if the ride is not listed.
+    public func waitEstimate(ride: RideID, estimator: WaitEstimator, statusRules: RideStatusRules) async throws -> WaitBoardRow? {
+        let now = self.now()
+        return try await self.pool.read { db in
+            guard let ride = try RideRecord.fetchOne(db, sql: "SELECT * FROM rides WHERE id = ? AND listed = 1", arguments: [ride.rawValue])?.ride
+            else { return nil }
+            return try Self.boardRow(ride, estimator: estimator, statusRules: statusRules, now: now, db)
+        }
+    }
+
+    private static func boardRow(_ ride: Ride, estimator: WaitEstimator, statusRules: RideStatusRules, now: Date, _ db: Database) throws -> WaitBoardRow {
+        let t = now.timeIntervalSince1970
+        let observations = try Row.fetchAll(db, sql: """
+            SELECT user_id, minutes, at, source FROM wait_reports WHERE ride_id = ? AND at > ? AND at <= ?
+            """, arguments: [ride.id.rawValue, t - estimator.window, t]).map {
+            WaitObservation(user: UserID($0["user_id"] as Int64), minutes: $0["minutes"], at: Date(timeIntervalSince1970: $0["at"]),
+                            source: WaitObservation.Source(rawValue: $0["source"]) ?? .crowd)
+        }
+        let posted = try Row.fetchOne(db, sql: """
+            SELECT at, minutes FROM posted_waits WHERE ride_id = ? AND at <= ? ORDER BY at DESC LIMIT 1
+            """, arguments: [ride.id.rawValue, t]).map { PostedWait(minutes: $0["minutes"], at: Date(timeIntervalSince1970: $0["at"])) }
+        let ratio = try Self.ratio(ride.id, before: t, db)
+        let statuses = try Row.fetchAll(db, sql: """
+            SELECT user_id, condition, at FROM status_reports WHERE ride_id = ? AND at > ? AND at <= ?
+            """, arguments: [ride.id.rawValue, t - statusRules.window, t]).map {
+            StatusReport(user: UserID($0["user_id"] as Int64), condition: RideCondition(rawValue: $0["condition"]) ?? .operating,
+                         at: Date(timeIntervalSince1970: $0["at"]))
+        }
+        return WaitBoardRow(ride: ride, estimate: estimator.estimate(observations: observations, posted: posted, ratio: ratio, now: now),
+                            posted: posted, reportedCondition: statusRules.consensus(statuses, now: now), ratio: ratio)
+    }
+
+    /// The ride's actual-to-posted ratio from its last 200 reports that have a posted wait from the
+    /// hour before the reporter joined the line.
+    static func ratio(_ ride: RideID, before t: Double, _ db: Database) throws -> PostedRatio {
+        let pairs = try Row.fetchAll(db, sql: """
+            SELECT r.minutes AS actual,
+                   (SELECT p.minutes FROM posted_waits p WHERE p.ride_id = r.ride_id AND p.at <= r.entered_at AND p.at > r.entered_at - 3600
+                    ORDER BY p.at DESC LIMIT 1) AS posted
+            FROM wait_reports r WHERE r.ride_id = ? AND r.at <= ? ORDER BY r.at DESC LIMIT 200
+            """, arguments: [ride.rawValue, t]).compactMap { row -> (actual: Double, posted: Double)? in
+            guard let posted = row["posted"] as Double? else { return nil }
+            return (row["actual"], posted)
+        }
+        return PostedRatio.learn(pairs)
+    }
+
+    /// A ride's wait history in buckets of `bucket` seconds from `from` to `to`.
+    public func waitHistory(ride: RideID, from: Date, to: Date, bucket: TimeInterval) async throws -> [WaitHistoryBucket]? {
+        try await self.pool.read { db in
+            guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM rides WHERE id = ?)", arguments: [ride.rawValue]) == true else {
+                return nil
+            }
+            let start = (from.timeIntervalSince1970 / bucket).rounded(.down) * bucket
+            let count = max(1, Int(((to.timeIntervalSince1970 - start) / bucket).rounded(.up)))
+            var buckets = (0..<count).map { i in
+                WaitHistoryBucket(start: Date(timeIntervalSince1970: start + Double(i) * bucket), reports: 0, reportedMedian: nil, posted: nil)
+            }
+            var values = [[Double]](repeating: [], count: count)
+            for row in try Row.fetchAll(db, sql: "SELECT minutes, at FROM wait_reports WHERE ride_id = ? AND at >= ? AND at < ? ORDER BY at",
+                                        arguments: [ride.rawValue, start, to.timeIntervalSince1970]) {
+                let i = Int(((row["at"] as Double) - start) / bucket)
+                if i >= 0 && i < count { values[i].append(row["minutes"]) }
+            }
+            for row in try Row.fetchAll(db, sql: "SELECT minutes, at FROM posted_waits WHERE ride_id = ? AND at >= ? AND at < ? ORDER BY at",
+                                        arguments: [ride.rawValue, start, to.timeIntervalSince1970]) {
+                let i = Int(((row["at"] as Double) - start) / bucket)
+                if i >= 0 && i < count { buckets[i].posted = row["minutes"] }
+            }
+            for i in 0..<count where !values[i].isEmpty {
+                let v = values[i].sorted()
+                buckets[i].reports = v.count
+                buckets[i].reportedMedian = v.count % 2 == 1 ? v[v.count / 2] : (v[v.count / 2 - 1] + v[v.count / 2]) / 2
+            }
+            return buckets
+        }
+    }
+
+    /// Turns a ride-zone enter that follows the same rider's queue-zone enter into a timed wait.
+    static func recordMeasuredWait(user: UserID, ride: RideID, boardedAt: Double, currentFix: Int64, _ db: Database) throws {
+        guard let queued = try Double.fetchOne(db, sql: """
+            SELECT max(at) FROM transitions WHERE user_id = ? AND ride_id = ? AND zone_kind = 'queue' AND event = 'enter' AND at > ? AND at <= ?
+            """, arguments: [user.rawValue, ride.rawValue, boardedAt - 3 * 3600, boardedAt]) else { return }
+        let boardedSince = try Int.fetchOne(db, sql: """
+            SELECT count(*) FROM transitions WHERE user_id = ? AND ride_id = ? AND zone_kind = 'ride' AND event = 'enter'
+              AND at > ? AND at <= ? AND fix_id <> ?
+            """, arguments: [user.rawValue, ride.rawValue, queued, boardedAt, currentFix]) ?? 0
+        let minutes = (boardedAt - queued) / 60
+        guard boardedSince == 0, minutes >= 0.5, minutes <= 300,
+              try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM rides WHERE id = ?)", arguments: [ride.rawValue]) == true
+        else { return }
+        try db.execute(sql: "INSERT INTO wait_reports (user_id, ride_id, minutes, source, at, entered_at) VALUES (?, ?, ?, 'measured', ?, ?)",
+                       arguments: [user.rawValue, ride.rawValue, minutes, boardedAt, queued])
+    }
+}

@@ -1,0 +1,137 @@
+import CoasterCore
+import Foundation
+import Testing
+
+@Suite("Wait estimator")
+struct WaitEstimatorTests {
+    static let now = Date(timeIntervalSince1970: 1_795_000_000)
+    static let estimator = WaitEstimator()
+    static let noRatio = PostedRatio(ratio: 1, pairs: 0)
+
+    static func report(_ user: Int64?, _ minutes: Double, minutesAgo: Double, _ source: WaitObservation.Source = .crowd) -> WaitObservation {
+        WaitObservation(user: user.map { UserID($0) }, minutes: minutes, at: now.addingTimeInterval(-minutesAgo * 60), source: source)
+    }
+
+    @Test func agreeingReportsGiveTheirValueWithARange() {
+        let e = Self.estimator.estimate(observations: [Self.report(1, 40, minutesAgo: 5), Self.report(2, 44, minutesAgo: 3)],
+                                        posted: nil, ratio: Self.noRatio, now: Self.now)
+        #expect(e.minutes == 40 || e.minutes == 44)
+        #expect(e.reports == 2)
+        #expect(e.newestReportAge == 180)
+        #expect(e.low! <= e.minutes! && e.minutes! <= e.high!)
+        #expect(e.basis == [.crowd])
+    }
+
+    @Test func aWildOutlierBarelyMovesIt() {
+        let honest = [Self.report(1, 40, minutesAgo: 6), Self.report(2, 45, minutesAgo: 4), Self.report(3, 42, minutesAgo: 5)]
+        let before = Self.estimator.estimate(observations: honest, posted: nil, ratio: Self.noRatio, now: Self.now)
+        let after = Self.estimator.estimate(observations: honest + [Self.report(4, 300, minutesAgo: 1)], posted: nil, ratio: Self.noRatio, now: Self.now)
+        #expect(abs(after.minutes! - before.minutes!) <= 5)
+        #expect(after.minutes! <= 45)
+    }
+
+    @Test func oneUserReportingManyTimesCountsOnce() {
+        let spam = (0..<20).map { Self.report(9, 180, minutesAgo: Double($0) / 2) }
+        let e = Self.estimator.estimate(observations: [Self.report(1, 30, minutesAgo: 3), Self.report(2, 32, minutesAgo: 4)] + spam,
+                                        posted: nil, ratio: Self.noRatio, now: Self.now)
+        #expect(e.reports == 3)
+        #expect(e.minutes! <= 32)
+    }
+
+    @Test func recentEvidenceWeighsMore() {
+        // Two old reports of 60 against one fresh report of 20: the fresh one wins the weighted median.
+        let e = Self.estimator.estimate(observations: [Self.report(1, 60, minutesAgo: 80), Self.report(2, 60, minutesAgo: 75),
+                                                       Self.report(3, 20, minutesAgo: 1)], posted: nil, ratio: Self.noRatio, now: Self.now)
+        #expect(e.minutes == 20)
+    }
+
+    @Test func staleEvidenceIsUnknown() {
+        let e = Self.estimator.estimate(observations: [Self.report(1, 40, minutesAgo: 91)],
+                                        posted: PostedWait(minutes: 50, at: Self.now.addingTimeInterval(-61 * 60)), ratio: Self.noRatio, now: Self.now)
+        #expect(e == .unknown)
+        #expect(e.minutes == nil)
+    }
+
+    @Test func thePostedWaitIsAPriorScaledByTheLearnedRatio() {
+        let ratio = PostedRatio(ratio: 0.7, pairs: 50)
+        let e = Self.estimator.estimate(observations: [], posted: PostedWait(minutes: 60, at: Self.now.addingTimeInterval(-600)), ratio: ratio, now: Self.now)
+        #expect(e.minutes == 42)
+        #expect(e.basis == [.posted])
+        #expect(e.reports == 0)
+        let down = Self.estimator.estimate(observations: [], posted: PostedWait(minutes: nil, at: Self.now), ratio: ratio, now: Self.now)
+        #expect(down == .unknown)
+    }
+
+    @Test func measuredWaitsOutweighReports() {
+        let e = Self.estimator.estimate(observations: [Self.report(1, 50, minutesAgo: 2), Self.report(2, 30, minutesAgo: 2, .measured)],
+                                        posted: nil, ratio: Self.noRatio, now: Self.now)
+        #expect(e.minutes == 30)
+        #expect(e.basis == [.crowd, .measured])
+    }
+
+    @Test func ratioLearningIsRobustAndNeedsEnoughPairs() {
+        #expect(PostedRatio.learn([(30, 60)]) == PostedRatio(ratio: 1, pairs: 0))
+        var pairs = (0..<20).map { _ in (actual: 35.0, posted: 50.0) }
+        pairs.append((actual: 500, posted: 10))
+        #expect(PostedRatio.learn(pairs).ratio == 0.7)
+    }
+}
+
+@Suite("Wait reports, ride status and posted feeds")
+struct WaitReportTests {
+    static let index = FenceIndexTests.index
+    static let now = WaitEstimatorTests.now
+    static let policy = WaitReportPolicy()
+    static let zones: Set<ZoneID> = ["cedar-point.millennium-force"]
+
+    @Test func whoMayReport() {
+        let at = AcceptedFix(position: FixPipelineTests.millenniumForce, accuracy: 10, recordedAt: Self.now.addingTimeInterval(-60))
+        #expect(Self.check(at, visiting: true, last: nil) == nil)
+        #expect(Self.check(at, visiting: false, last: nil) == .notCheckedIn)
+        #expect(Self.check(nil, visiting: true, last: nil) == .noRecentFix)
+        let far = AcceptedFix(position: Coordinate(lat: 41.4822, lon: -82.6835), accuracy: 10, recordedAt: Self.now)
+        #expect(Self.check(far, visiting: true, last: nil) == .notNearRide)
+        let near = AcceptedFix(position: Geodesy.destination(from: FixPipelineTests.millenniumForce, azimuth: 0, distance: 80), accuracy: 10, recordedAt: Self.now)
+        #expect(Self.check(near, visiting: true, last: nil) == nil)
+        #expect(Self.check(at, visiting: true, last: Self.now.addingTimeInterval(-60)) == .tooSoon)
+        #expect(Self.check(at, visiting: true, last: Self.now.addingTimeInterval(-16 * 60)) == nil)
+    }
+
+    static func check(_ fix: AcceptedFix?, visiting: Bool, last: Date?) -> WaitReportRefusal? {
+        switch Self.policy.check(latest: fix, visiting: visiting, zones: Self.zones, lastReport: last, index: Self.index, now: Self.now) {
+        case .success: nil
+        case .failure(let r): r
+        }
+    }
+
+    @Test func statusConsensus() {
+        let rules = RideStatusRules()
+        let t = Self.now
+        #expect(rules.consensus([], now: t) == nil)
+        let reports = [StatusReport(user: UserID(1), condition: .operating, at: t.addingTimeInterval(-20 * 60)),
+                       StatusReport(user: UserID(2), condition: .down, at: t.addingTimeInterval(-60)),
+                       StatusReport(user: UserID(3), condition: .down, at: t.addingTimeInterval(-120))]
+        #expect(rules.consensus(reports, now: t) == .down)
+        // One user changing their mind counts once, newest.
+        let flip = [StatusReport(user: UserID(1), condition: .down, at: t.addingTimeInterval(-300)),
+                    StatusReport(user: UserID(1), condition: .operating, at: t.addingTimeInterval(-60))]
+        #expect(rules.consensus(flip, now: t) == .operating)
+        #expect(rules.consensus([StatusReport(user: UserID(1), condition: .closed, at: t.addingTimeInterval(-31 * 60))], now: t) == nil)
+    }
+
+    @Test func postedFeedsInCSVAndJSON() throws {
+        let ny = TimeZone(identifier: "America/New_York")!
+        let csv = "ride,at,minutes\nmillennium-force,2026-07-04 12:00:00,45\ncedar-point.gatekeeper,2026-07-04T16:05:00Z,-999\nmaverick,2026-07-04 12:10:00,\n"
+        let rows = try PostedWaitFeed.parse(Data(csv.utf8), park: "cedar-point", timeZone: ny, csv: true)
+        #expect(rows.map(\.ride) == ["cedar-point.millennium-force", "cedar-point.gatekeeper", "cedar-point.maverick"])
+        #expect(rows.map(\.minutes) == [45, nil, nil])
+        #expect(rows[0].at == rows[1].at.addingTimeInterval(-300))
+        let json = #"[{"ride":"millennium-force","at":"2026-07-04T16:00:00Z","minutes":45},{"ride":"valravn","at":"2026-07-04T16:00:00Z","minutes":null}]"#
+        #expect(try PostedWaitFeed.parse(Data(json.utf8), park: "cedar-point", timeZone: ny, csv: false).count == 2)
+        let bad = "ride,at,minutes\nmillennium-force,noon,45\nNOT A RIDE,2026-07-04 12:00:00,45\nmaverick,2026-07-04 12:00:00,9999\n"
+        let rejection = try #require(throws: ImportRejection.self) { try PostedWaitFeed.parse(Data(bad.utf8), park: "cedar-point", timeZone: ny, csv: true) }
+        #expect(rejection.issues.map(\.pointer) == ["/1/at", "/2/ride", "/3/minutes"])
+        // 02:30 on the spring-forward night does not exist in New York.
+        #expect(PostedWaitFeed.time("2026-03-08 02:30:00", timeZone: ny) == nil)
+    }
+}
