@@ -104,7 +104,8 @@ public func buildRouter(_ service: Service) throws -> Router<AppRequestContext> 
     members.addRoutes(FixesController(store: service.store, fences: service.fences, people: service.people, live: service.live,
                                       policy: service.location,
                                       rates: service.fixRates).endpoints)
-    members.addRoutes(WaitsController(store: service.store, fences: service.fences, live: service.live, policy: service.location).endpoints)
+    members.addRoutes(WaitsController(store: service.store, fences: service.fences, live: service.live, policy: service.location,
+                                      now: service.now).endpoints)
     LiveController(live: service.live, heartbeat: service.location.liveHeartbeat).addRoutes(to: members)
     members.addRoutes(NearbyController(people: service.people, fences: service.fences, policy: service.location, rates: service.nearbyRates,
                                        now: service.now).endpoints)

@@ -105,6 +105,15 @@ struct AuthorizationMatrixTests {
         Row(method: .post, path: "/owntracks", rawBody: {
                 ByteBuffer(string: #"{"_type":"location","lat":41.4817,"lon":-82.6881,"acc":10,"tst":\#(Int(Date().timeIntervalSince1970))}"#)
             }, basicAuth: true, outcomes: members(.ok)),
+        Row(method: .post, path: "/v1/rides/{rideId}/waits", body: { _, _ in ["minutes": 20] },
+            outcomes: only([], .ok(.created), else: .problem(.unprocessableContent, .reportRefused))),
+        Row(method: .post, path: "/v1/rides/{rideId}/status", body: { _, _ in ["status": "down"] },
+            outcomes: only([], .ok(.created), else: .problem(.unprocessableContent, .reportRefused))),
+        Row(method: .get, path: "/v1/parks/{parkId}/waits", outcomes: members(.ok)),
+        Row(method: .get, path: "/v1/rides/{rideId}/waits/history", outcomes: members(.ok)),
+        Row(method: .put, path: "/v1/admin/parks/{parkId}/posted-waits", rawBody: {
+                ByteBuffer(string: #"[{"ride":"millennium-force","at":"2026-07-04T16:00:00Z","minutes":45}]"#)
+            }, outcomes: only([.admin], .ok(.ok), else: .problem(.forbidden, .forbidden))),
         Row(method: .put, path: "/v1/admin/parks/{parkId}",
             rawBody: { ByteBuffer(bytes: try Data(contentsOf: TestService.repoRoot.appendingPathComponent("data/parks/cedar-point.geojson"))) },
             outcomes: only([.admin], .ok(.ok), else: .problem(.forbidden, .forbidden))),

@@ -22,6 +22,15 @@ struct WaitEstimatorTests {
         #expect(e.basis == [.crowd])
     }
 
+    /// A report stored at this instant comes back from storage a hair later than `now`.
+    @Test func aReportFromThisInstantCountsAfterAStorageRoundTrip() {
+        let stored = Date(timeIntervalSince1970: Self.now.timeIntervalSince1970 + 1e-6)
+        let e = Self.estimator.estimate(observations: [WaitObservation(user: UserID(1), minutes: 30, at: stored, source: .crowd)],
+                                        posted: nil, ratio: Self.noRatio, now: Self.now)
+        #expect(e.reports == 1)
+        #expect(RideStatusRules().consensus([StatusReport(user: UserID(1), condition: .down, at: stored)], now: Self.now) == .down)
+    }
+
     @Test func aWildOutlierBarelyMovesIt() {
         let honest = [Self.report(1, 40, minutesAgo: 6), Self.report(2, 45, minutesAgo: 4), Self.report(3, 42, minutesAgo: 5)]
         let before = Self.estimator.estimate(observations: honest, posted: nil, ratio: Self.noRatio, now: Self.now)

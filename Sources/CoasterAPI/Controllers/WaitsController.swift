@@ -10,6 +10,7 @@ struct WaitsController {
     let fences: Fences
     let live: Live
     let policy: LocationPolicy
+    let now: @Sendable () -> Date
 
     var endpoints: RouteCollection<AppRequestContext> {
         let routes = RouteCollection(context: AppRequestContext.self)
@@ -55,9 +56,9 @@ struct WaitsController {
         case nil: throw RideError.noSuchRide
         case .success(let at)?: return at
         case .failure(.tooSoon)?:
-            let last = try await self.store.lastReport(user: user, ride: ride, status: status) ?? Date()
+            let last = try await self.store.lastReport(user: user, ride: ride, status: status) ?? self.now()
             var p = Problem.tooManyRequests("You reported this ride less than \(Int(self.policy.waits.window / 60)) minutes ago.",
-                                            retryAfter: self.policy.waits.retryAfter(lastReport: last, now: Date()))
+                                            retryAfter: self.policy.waits.retryAfter(lastReport: last, now: self.now()))
             p.type = .reportRefused
             p.title = "Report refused"
             p.reason = WaitReportRefusal.tooSoon.rawValue
@@ -92,7 +93,7 @@ struct WaitsController {
         guard let bucket = buckets[bucketText] else { throw Problem.invalidParameter("bucket", "one of 5m, 15m, 30m, 1h") }
         let hours = try request.optionalNumber("hours") ?? 24
         guard (1...168).contains(hours) else { throw Problem.invalidParameter("hours", "hours of history, 1…168") }
-        let to = Date()
+        let to = self.now()
         guard let series = try await self.store.waitHistory(ride: ride, from: to.addingTimeInterval(-hours * 3600), to: to, bucket: bucket)
         else { throw RideError.noSuchRide }
         return WaitHistoryResponse(ride: ride, bucketSeconds: Int(bucket), buckets: series.map {

@@ -110,7 +110,10 @@ public struct WaitEstimator: Hashable, Sendable {
     public func estimate(observations: [WaitObservation], posted: PostedWait?, ratio: PostedRatio, now: Date) -> WaitEstimate {
         var newestByUser: [UserID: WaitObservation] = [:]
         var anonymous: [WaitObservation] = []
-        for o in observations where o.at <= now && now.timeIntervalSince(o.at) <= self.window && o.minutes.isFinite && o.minutes >= 0 {
+        // Times round-trip through storage as seconds since 1970 and can come back a hair after
+        // `now`; a second of slack keeps a report made this instant.
+        for o in observations where now.timeIntervalSince(o.at) >= -1 && now.timeIntervalSince(o.at) <= self.window
+            && o.minutes.isFinite && o.minutes >= 0 {
             if let user = o.user {
                 if let existing = newestByUser[user], existing.at >= o.at { continue }
                 newestByUser[user] = o
@@ -120,13 +123,13 @@ public struct WaitEstimator: Hashable, Sendable {
         }
         let counted = Array(newestByUser.values) + anonymous
         var weighted: [(value: Double, weight: Double)] = counted.map { o in
-            let recency = exp(-now.timeIntervalSince(o.at) / self.halfLife * M_LN2)
-            return (o.minutes, recency * (o.source == .measured ? self.measuredWeight : 1))
+            let age = max(0, now.timeIntervalSince(o.at))
+            return (o.minutes, exp(-age / self.halfLife * M_LN2) * (o.source == .measured ? self.measuredWeight : 1))
         }
         var basis: [WaitEstimate.Basis] = []
         if counted.contains(where: { $0.source == .crowd }) { basis.append(.crowd) }
         if counted.contains(where: { $0.source == .measured }) { basis.append(.measured) }
-        if let posted, let minutes = posted.minutes, now.timeIntervalSince(posted.at) <= self.postedMaxAge, now >= posted.at {
+        if let posted, let minutes = posted.minutes, now.timeIntervalSince(posted.at) <= self.postedMaxAge, now.timeIntervalSince(posted.at) >= -1 {
             weighted.append((minutes * ratio.ratio, self.priorWeight))
             basis.append(.posted)
         }
@@ -137,7 +140,7 @@ public struct WaitEstimator: Hashable, Sendable {
         let high = max(Self.weightedQuantile(weighted, 0.75), middle + spread)
         return WaitEstimate(
             minutes: middle.rounded(), low: max(0, low.rounded(.down)), high: high.rounded(.up), reports: counted.count,
-            newestReportAge: counted.map { now.timeIntervalSince($0.at) }.min(), basis: basis)
+            newestReportAge: counted.map { max(0, now.timeIntervalSince($0.at)) }.min(), basis: basis)
     }
 
     /// The smallest value whose cumulative weight reaches `q` of the total.

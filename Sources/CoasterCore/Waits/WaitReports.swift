@@ -76,13 +76,13 @@ public struct RideStatusRules: Hashable, Sendable {
 
     public func consensus(_ reports: [StatusReport], now: Date) -> RideCondition? {
         var newest: [UserID: StatusReport] = [:]
-        for r in reports where r.at <= now && now.timeIntervalSince(r.at) <= self.window {
+        for r in reports where now.timeIntervalSince(r.at) >= -1 && now.timeIntervalSince(r.at) <= self.window {
             if let existing = newest[r.user], existing.at >= r.at { continue }
             newest[r.user] = r
         }
         var score: [RideCondition: Double] = [:]
         for r in newest.values {
-            score[r.condition, default: 0] += exp(-now.timeIntervalSince(r.at) / self.halfLife * M_LN2)
+            score[r.condition, default: 0] += exp(-max(0, now.timeIntervalSince(r.at)) / self.halfLife * M_LN2)
         }
         return score.max { ($0.value, $0.key.rawValue) < ($1.value, $1.key.rawValue) }?.key
     }
