@@ -23,7 +23,8 @@ public struct WaitBoardRow: Hashable, Sendable {
     public var posted: PostedWait?
     /// The crowd's verdict on the ride's condition, if anyone reported lately.
     public var reportedCondition: RideCondition?
-    public var ratio: PostedRatio
+    /// The posted-to-actual model in force for this part of the day.
+    public var model: PostedModel
 }
 
 /// One bucket of a ride's wait history.
@@ -154,30 +155,38 @@ extension Store {
         let posted = try Row.fetchOne(db, sql: """
             SELECT at, minutes FROM posted_waits WHERE ride_id = ? AND at <= ? ORDER BY at DESC LIMIT 1
             """, arguments: [ride.id.rawValue, t]).map { PostedWait(minutes: $0["minutes"], at: Date(timeIntervalSince1970: $0["at"])) }
-        let ratio = try Self.ratio(ride.id, before: t, db)
+        let model = try Self.postedModel(ride, before: now, db)
         let statuses = try Row.fetchAll(db, sql: """
             SELECT user_id, condition, at FROM status_reports WHERE ride_id = ? AND at > ? AND at <= ?
             """, arguments: [ride.id.rawValue, t - statusRules.window, t]).map {
             StatusReport(user: UserID($0["user_id"] as Int64), condition: RideCondition(rawValue: $0["condition"]) ?? .operating,
                          at: Date(timeIntervalSince1970: $0["at"]))
         }
-        return WaitBoardRow(ride: ride, estimate: estimator.estimate(observations: observations, posted: posted, ratio: ratio, now: now),
-                            posted: posted, reportedCondition: statusRules.consensus(statuses, now: now), ratio: ratio)
+        return WaitBoardRow(ride: ride, estimate: estimator.estimate(observations: observations, posted: posted, model: model, now: now),
+                            posted: posted, reportedCondition: statusRules.consensus(statuses, now: now), model: model)
     }
 
-    /// The ride's actual-to-posted ratio from its last 200 reports that have a posted wait from the
-    /// hour before the reporter joined the line.
-    static func ratio(_ ride: RideID, before t: Double, _ db: Database) throws -> PostedRatio {
-        let pairs = try Row.fetchAll(db, sql: """
-            SELECT r.minutes AS actual,
-                   (SELECT p.minutes FROM posted_waits p WHERE p.ride_id = r.ride_id AND p.at <= r.entered_at AND p.at > r.entered_at - 3600
+    /// The ride's posted-to-actual model for the part of the day `now` is in (park time), learned
+    /// from its last 100 reports in that part of the day that have a posted wait from the hour
+    /// before the reporter joined the line.
+    static func postedModel(_ ride: Ride, before now: Date, _ db: Database) throws -> PostedModel {
+        let zone = TimeZone(identifier: try String.fetchOne(db, sql: "SELECT time_zone FROM parks WHERE id = ?",
+                                                            arguments: [ride.park.rawValue]) ?? "UTC") ?? .gmt
+        let bucket = WaitHours.bucket(now, in: zone)
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT r.minutes AS actual, r.entered_at AS entered,
+                   (SELECT p.minutes FROM posted_waits p WHERE p.ride_id = r.ride_id AND p.at < r.entered_at AND p.at > r.entered_at - 3600
                     ORDER BY p.at DESC LIMIT 1) AS posted
-            FROM wait_reports r WHERE r.ride_id = ? AND r.at <= ? ORDER BY r.at DESC LIMIT 200
-            """, arguments: [ride.rawValue, t]).compactMap { row -> (actual: Double, posted: Double)? in
-            guard let posted = row["posted"] as Double? else { return nil }
-            return (row["actual"], posted)
+            FROM wait_reports r WHERE r.ride_id = ? AND r.at <= ? ORDER BY r.at DESC LIMIT 600
+            """, arguments: [ride.id.rawValue, now.timeIntervalSince1970])
+        var pairs: [(actual: Double, posted: Double)] = []
+        for row in rows {
+            guard let posted = row["posted"] as Double?, posted > 0,
+                  WaitHours.bucket(Date(timeIntervalSince1970: row["entered"]), in: zone) == bucket else { continue }
+            pairs.append((row["actual"], posted))
+            if pairs.count == 100 { break }
         }
-        return PostedRatio.learn(pairs)
+        return PostedModel.learn(pairs)
     }
 
     /// A ride's wait history in buckets of `bucket` seconds from `from` to `to`.

@@ -75,10 +75,11 @@ struct Waits: AsyncParsableCommand {
                 return d
             } ?? .distantPast
             let rides = [("AK86.csv", "Avatar Flight of Passage"), ("AK85.csv", "Na'vi River Journey")]
-            let replay = WaitReplay()
+            let replay = WaitReplay(timeZone: eastern)
             print("Wait-time data courtesy of TouringPlans.com.")
-            print("Estimator: weighted median, window \(Int(replay.estimator.window / 60)) min, half-life \(Int(replay.estimator.halfLife / 60)) min, "
-                + "posted prior weight \(replay.estimator.priorWeight), ratio from the last \(replay.ratioPairs) pairs.")
+            print("Estimator: weighted median of reports (window \(Int(replay.estimator.window / 60)) min, time constant "
+                + "\(Int(replay.estimator.timeConstant / 60)) min) and the posted wait through a robust line per part of the day "
+                + "(prior weight \(replay.estimator.priorWeight), last \(replay.modelPairs) pairs).")
             if let from = self.from { print("Scoring actual waits entered from \(from) on.") }
             print("")
             print(Self.row(["ride", "actuals", "declined", "posted MAE", "estimate MAE", "improvement", "in range"]))

@@ -56,8 +56,8 @@ struct WaitAPITests {
             let again = try await client.send(.post, "/v1/rides/cedar-point.millennium-force/waits", as: ann, json: ["minutes": 40])
             #expect(try expectProblem(again, .tooManyRequests, .reportRefused)["reason"] as? String == "too_soon")
             #expect(Int(again.headers[.retryAfter] ?? "") ?? 0 > 0)
-            // Evidence ages out: after 2 hours with no posted wait the board says unknown.
-            clock.advance(2 * 3600)
+            // Evidence ages out: two hours after the last report, with no posted wait, the board says unknown.
+            clock.advance(2 * 3600 + 60)
             #expect((try await Self.board(client, as: ann)["estimate"] as? [String: Any])?["status"] as? String == "unknown")
         }
     }

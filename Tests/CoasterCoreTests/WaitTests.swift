@@ -6,7 +6,7 @@ import Testing
 struct WaitEstimatorTests {
     static let now = Date(timeIntervalSince1970: 1_795_000_000)
     static let estimator = WaitEstimator()
-    static let noRatio = PostedRatio(ratio: 1, pairs: 0)
+    static let noRatio = PostedModel.identity
 
     static func report(_ user: Int64?, _ minutes: Double, minutesAgo: Double, _ source: WaitObservation.Source = .crowd) -> WaitObservation {
         WaitObservation(user: user.map { UserID($0) }, minutes: minutes, at: now.addingTimeInterval(-minutesAgo * 60), source: source)
@@ -14,7 +14,7 @@ struct WaitEstimatorTests {
 
     @Test func agreeingReportsGiveTheirValueWithARange() {
         let e = Self.estimator.estimate(observations: [Self.report(1, 40, minutesAgo: 5), Self.report(2, 44, minutesAgo: 3)],
-                                        posted: nil, ratio: Self.noRatio, now: Self.now)
+                                        posted: nil, model: Self.noRatio, now: Self.now)
         #expect(e.minutes == 40 || e.minutes == 44)
         #expect(e.reports == 2)
         #expect(e.newestReportAge == 180)
@@ -26,15 +26,15 @@ struct WaitEstimatorTests {
     @Test func aReportFromThisInstantCountsAfterAStorageRoundTrip() {
         let stored = Date(timeIntervalSince1970: Self.now.timeIntervalSince1970 + 1e-6)
         let e = Self.estimator.estimate(observations: [WaitObservation(user: UserID(1), minutes: 30, at: stored, source: .crowd)],
-                                        posted: nil, ratio: Self.noRatio, now: Self.now)
+                                        posted: nil, model: Self.noRatio, now: Self.now)
         #expect(e.reports == 1)
         #expect(RideStatusRules().consensus([StatusReport(user: UserID(1), condition: .down, at: stored)], now: Self.now) == .down)
     }
 
     @Test func aWildOutlierBarelyMovesIt() {
         let honest = [Self.report(1, 40, minutesAgo: 6), Self.report(2, 45, minutesAgo: 4), Self.report(3, 42, minutesAgo: 5)]
-        let before = Self.estimator.estimate(observations: honest, posted: nil, ratio: Self.noRatio, now: Self.now)
-        let after = Self.estimator.estimate(observations: honest + [Self.report(4, 300, minutesAgo: 1)], posted: nil, ratio: Self.noRatio, now: Self.now)
+        let before = Self.estimator.estimate(observations: honest, posted: nil, model: Self.noRatio, now: Self.now)
+        let after = Self.estimator.estimate(observations: honest + [Self.report(4, 300, minutesAgo: 1)], posted: nil, model: Self.noRatio, now: Self.now)
         #expect(abs(after.minutes! - before.minutes!) <= 5)
         #expect(after.minutes! <= 45)
     }
@@ -42,7 +42,7 @@ struct WaitEstimatorTests {
     @Test func oneUserReportingManyTimesCountsOnce() {
         let spam = (0..<20).map { Self.report(9, 180, minutesAgo: Double($0) / 2) }
         let e = Self.estimator.estimate(observations: [Self.report(1, 30, minutesAgo: 3), Self.report(2, 32, minutesAgo: 4)] + spam,
-                                        posted: nil, ratio: Self.noRatio, now: Self.now)
+                                        posted: nil, model: Self.noRatio, now: Self.now)
         #expect(e.reports == 3)
         #expect(e.minutes! <= 32)
     }
@@ -50,39 +50,50 @@ struct WaitEstimatorTests {
     @Test func recentEvidenceWeighsMore() {
         // Two old reports of 60 against one fresh report of 20: the fresh one wins the weighted median.
         let e = Self.estimator.estimate(observations: [Self.report(1, 60, minutesAgo: 80), Self.report(2, 60, minutesAgo: 75),
-                                                       Self.report(3, 20, minutesAgo: 1)], posted: nil, ratio: Self.noRatio, now: Self.now)
+                                                       Self.report(3, 20, minutesAgo: 1)], posted: nil, model: Self.noRatio, now: Self.now)
         #expect(e.minutes == 20)
     }
 
     @Test func staleEvidenceIsUnknown() {
-        let e = Self.estimator.estimate(observations: [Self.report(1, 40, minutesAgo: 91)],
-                                        posted: PostedWait(minutes: 50, at: Self.now.addingTimeInterval(-61 * 60)), ratio: Self.noRatio, now: Self.now)
+        let e = Self.estimator.estimate(observations: [Self.report(1, 40, minutesAgo: 121)],
+                                        posted: PostedWait(minutes: 50, at: Self.now.addingTimeInterval(-61 * 60)), model: Self.noRatio, now: Self.now)
         #expect(e == .unknown)
         #expect(e.minutes == nil)
     }
 
     @Test func thePostedWaitIsAPriorScaledByTheLearnedRatio() {
-        let ratio = PostedRatio(ratio: 0.7, pairs: 50)
-        let e = Self.estimator.estimate(observations: [], posted: PostedWait(minutes: 60, at: Self.now.addingTimeInterval(-600)), ratio: ratio, now: Self.now)
+        let model = PostedModel(intercept: 0, slope: 0.7, pairs: 50, lowFactor: 0.8, highFactor: 1.25)
+        let e = Self.estimator.estimate(observations: [], posted: PostedWait(minutes: 60, at: Self.now.addingTimeInterval(-600)), model: model, now: Self.now)
         #expect(e.minutes == 42)
+        #expect(e.low == 33 && e.high == 53)
         #expect(e.basis == [.posted])
         #expect(e.reports == 0)
-        let down = Self.estimator.estimate(observations: [], posted: PostedWait(minutes: nil, at: Self.now), ratio: ratio, now: Self.now)
+        let down = Self.estimator.estimate(observations: [], posted: PostedWait(minutes: nil, at: Self.now), model: model, now: Self.now)
         #expect(down == .unknown)
     }
 
     @Test func measuredWaitsOutweighReports() {
         let e = Self.estimator.estimate(observations: [Self.report(1, 50, minutesAgo: 2), Self.report(2, 30, minutesAgo: 2, .measured)],
-                                        posted: nil, ratio: Self.noRatio, now: Self.now)
+                                        posted: nil, model: Self.noRatio, now: Self.now)
         #expect(e.minutes == 30)
         #expect(e.basis == [.crowd, .measured])
     }
 
-    @Test func ratioLearningIsRobustAndNeedsEnoughPairs() {
-        #expect(PostedRatio.learn([(30, 60)]) == PostedRatio(ratio: 1, pairs: 0))
-        var pairs = (0..<20).map { _ in (actual: 35.0, posted: 50.0) }
-        pairs.append((actual: 500, posted: 10))
-        #expect(PostedRatio.learn(pairs).ratio == 0.7)
+    @Test func theLineIsRobustAndNeedsEnoughPairs() {
+        #expect(PostedModel.learn([(30, 60)]) == .identity)
+        // actual = 5 + 0.6 × posted, plus two absurd pairs that a least-squares line would follow.
+        var pairs = stride(from: 10.0, through: 120, by: 5).map { (actual: 5 + 0.6 * $0, posted: $0) }
+        pairs += [(actual: 400, posted: 20), (actual: 0, posted: 110)]
+        let model = PostedModel.learn(pairs)
+        #expect(abs(model.slope - 0.6) < 0.02)
+        #expect(abs(model.intercept - 5) < 1)
+        #expect(model.pairs == 25)
+        #expect(model.lowFactor! <= 1 && model.highFactor! >= 1)
+    }
+
+    @Test(arguments: [(3, 2), (4, 2), (5, 0), (9, 0), (10, 1), (15, 1), (16, 2), (23, 2)])
+    func partsOfTheDay(hour: Int, bucket: Int) {
+        #expect(WaitHours.bucket(localHour: hour) == bucket)
     }
 }
 
@@ -142,5 +153,37 @@ struct WaitReportTests {
         #expect(rejection.issues.map(\.pointer) == ["/1/at", "/2/ride", "/3/minutes"])
         // 02:30 on the spring-forward night does not exist in New York.
         #expect(PostedWaitFeed.time("2026-03-08 02:30:00", timeZone: ny) == nil)
+    }
+}
+
+@Suite("Wait replay on real data")
+struct WaitReplayTests {
+    /// Na'vi River Journey, TouringPlans 2017–2019: the estimate must keep beating the posted wait
+    /// by a wide margin, and its range must hold about half of the actual waits.
+    @Test func theEstimateBeatsThePostedWaitOnRealData() throws {
+        let eastern = TimeZone(identifier: "America/New_York")!
+        let text = try String(contentsOf: Fixtures.shared.appendingPathComponent("data/touringplans-animal-kingdom-waits/AK85.csv"), encoding: .utf8)
+        let score = WaitReplay(timeZone: eastern).score(WaitReplay.touringPlans(text, timeZone: eastern))
+        #expect(score.scored > 1_500)
+        #expect(score.declined < 30)
+        #expect(score.improvement > 25, "improvement \(score.improvement) %")
+        #expect((0.4...0.65).contains(score.coverage), "coverage \(score.coverage)")
+    }
+
+    /// Nothing from the future: the prediction for an actual wait cannot see that wait, nor any
+    /// wait whose rider had not boarded yet.
+    @Test func noEvidenceFromTheFuture() {
+        let eastern = TimeZone(identifier: "America/New_York")!
+        let t = Date(timeIntervalSince1970: 1_550_000_000)
+        let readings: [WaitReplay.Reading] = [
+            .init(at: t, day: "d", kind: .posted(60)),
+            // Entered 10 min later, known 100 min after that: too late to help the next one.
+            .init(at: t.addingTimeInterval(600), day: "d", kind: .actual(100)),
+            .init(at: t.addingTimeInterval(1200), day: "d", kind: .actual(10)),
+        ]
+        let score = WaitReplay(timeZone: eastern).score(readings)
+        #expect(score.scored == 2)
+        // Both predictions are the posted wait itself (no pairs, no known reports): |60−100| + |60−10|.
+        #expect(score.estimateAbsoluteError == 90)
     }
 }

@@ -45,6 +45,12 @@ struct WaitBoardResponse: ResponseEncodable, Sendable {
         var at: Date
     }
 
+    struct Model: Encodable, Sendable {
+        var intercept: Double
+        var slope: Double
+        var pairs: Int
+    }
+
     struct Item: Encodable, Sendable {
         var ride: RideID
         var name: String
@@ -53,9 +59,9 @@ struct WaitBoardResponse: ResponseEncodable, Sendable {
         /// What visitors report; `nil` when nobody did lately.
         var condition: RideCondition?
         var posted: Posted?
-        /// Actual wait ÷ posted wait, as learned for this ride.
-        var postedRatio: Double
-        var ratioPairs: Int
+        /// The learned line actual ≈ intercept + slope × posted for this part of the day, and the
+        /// pairs it rests on (0: not learned yet, the posted wait is taken as it is).
+        var postedModel: Model
     }
 
     var park: ParkID
@@ -66,7 +72,8 @@ struct WaitBoardResponse: ResponseEncodable, Sendable {
         self.rides = rows.map { r in
             Item(ride: r.ride.id, name: r.ride.name, type: r.ride.type, estimate: EstimateWire(r.estimate), condition: r.reportedCondition,
                  posted: r.posted.map { Posted(minutes: $0.minutes, down: $0.minutes == nil, at: $0.at) },
-                 postedRatio: (r.ratio.ratio * 1000).rounded() / 1000, ratioPairs: r.ratio.pairs)
+                 postedModel: Model(intercept: (r.model.intercept * 100).rounded() / 100, slope: (r.model.slope * 1000).rounded() / 1000,
+                                    pairs: r.model.pairs))
         }
     }
 }

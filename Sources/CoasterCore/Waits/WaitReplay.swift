@@ -67,14 +67,17 @@ public struct WaitReplay: Sendable {
     }
 
     public var estimator: WaitEstimator
-    /// Most recent (actual, posted) pairs the ratio is learned from.
-    public var ratioPairs: Int
-    /// Plausible actual waits, minutes; others are neither scored nor used.
-    public var plausible: ClosedRange<Double> = 1...300
+    /// Most recent (actual, posted) pairs of the same part of the day the model is learned from.
+    public var modelPairs: Int
+    /// Plausible actual waits, minutes; others (47,897 min…) are neither scored nor used.
+    public var plausible: ClosedRange<Double> = 0...400
+    /// The park's time zone, for the parts of the day.
+    public var timeZone: TimeZone
 
-    public init(estimator: WaitEstimator = WaitEstimator(), ratioPairs: Int = 200) {
+    public init(estimator: WaitEstimator = WaitEstimator(), modelPairs: Int = 100, timeZone: TimeZone) {
         self.estimator = estimator
-        self.ratioPairs = ratioPairs
+        self.modelPairs = modelPairs
+        self.timeZone = timeZone
     }
 
     /// Scores one ride's readings (any order), only actuals entered in `scoredFrom...` counting.
@@ -84,11 +87,13 @@ public struct WaitReplay: Sendable {
             if case .posted(let m) = r.kind { return (r.at, r.day, m) }
             return nil
         }
-        // Actuals with the posted wait their rider saw when joining (within an hour), for pairs.
+        // Actuals (exact duplicates dropped) with the posted wait their rider saw when joining
+        // (strictly before, within an hour), for the model's pairs.
         var actuals: [(entered: Date, known: Date, minutes: Double, day: String, postedAtEntry: Double?)] = []
+        var seenActuals: Set<Reading> = []
         var p = 0
         for r in sorted {
-            guard case .actual(let m) = r.kind, self.plausible.contains(m) else { continue }
+            guard case .actual(let m) = r.kind, self.plausible.contains(m), seenActuals.insert(r).inserted else { continue }
             while p < posted.count && posted[p].at < r.at { p += 1 }
             let seen = p > 0 && r.at.timeIntervalSince(posted[p - 1].at) <= 3600 ? posted[p - 1].minutes : nil
             actuals.append((r.at, r.at.addingTimeInterval(m * 60), m, r.day, seen))
@@ -97,12 +102,12 @@ public struct WaitReplay: Sendable {
         var score = Score()
         var known = 0
         var postedIndex = 0
-        var pairs: [(actual: Double, posted: Double)] = []
+        var pairs: [[(actual: Double, posted: Double)]] = [[], [], []]
         for a in actuals {
             // Evidence known strictly before this rider joined the line.
             while known < byKnown.count && actuals[byKnown[known]].known < a.entered {
                 let k = actuals[byKnown[known]]
-                if let seen = k.postedAtEntry { pairs.append((k.minutes, seen)) }
+                if let seen = k.postedAtEntry, seen > 0 { pairs[WaitHours.bucket(k.entered, in: self.timeZone)].append((k.minutes, seen)) }
                 known += 1
             }
             while postedIndex < posted.count && posted[postedIndex].at < a.entered { postedIndex += 1 }
@@ -110,12 +115,12 @@ public struct WaitReplay: Sendable {
             guard a.entered >= scoredFrom,
                   let baseline = posted[..<postedIndex].last(where: { $0.day == a.day && $0.minutes != nil })?.minutes
             else { continue }
-            let recent = byKnown[..<known].lazy.map { actuals[$0] }.filter { a.entered.timeIntervalSince($0.known) <= self.estimator.window }
+            let recent = byKnown[..<known].lazy.map { actuals[$0] }
+                .filter { $0.day == a.day && a.entered.timeIntervalSince($0.known) <= self.estimator.window }
             let observations = recent.map { WaitObservation(user: nil, minutes: $0.minutes, at: $0.known, source: .crowd) }
-            let ratio = PostedRatio.learn(Array(pairs.suffix(self.ratioPairs)))
-            let estimate = self.estimator.estimate(
-                observations: Array(observations), posted: latestPosted.map { PostedWait(minutes: $0.minutes, at: $0.at) },
-                ratio: ratio, now: a.entered)
+            let model = PostedModel.learn(Array(pairs[WaitHours.bucket(a.entered, in: self.timeZone)].suffix(self.modelPairs)))
+            let prior = latestPosted.flatMap { $0.day == a.day ? PostedWait(minutes: $0.minutes, at: $0.at) : nil }
+            let estimate = self.estimator.estimate(observations: Array(observations), posted: prior, model: model, now: a.entered)
             score.scored += 1
             score.postedAbsoluteError += abs(baseline - a.minutes)
             guard let minutes = estimate.minutes else {
@@ -135,7 +140,8 @@ public struct WaitReplay: Sendable {
         for line in text.split(whereSeparator: \.isNewline).dropFirst() {
             let cells = line.split(separator: ",", omittingEmptySubsequences: false).map { String($0) }
             guard cells.count >= 4, let at = PostedWaitFeed.time(cells[1], timeZone: timeZone) else { continue }
-            let day = String(cells[1].prefix(10))
+            // The park day (`date`): rides after midnight belong to the evening before.
+            let day = cells[0]
             if let posted = Double(cells[2]) {
                 readings.append(Reading(at: at, day: day, kind: .posted(posted == -999 ? nil : posted)))
             } else if let actual = Double(cells[3]) {
