@@ -31,7 +31,8 @@ public struct AppRequestContext: RequestContext, WebSocketRequestContext {
         self.clientAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
     }
 
-    /// Park files are the largest bodies the service takes (README "Limits").
+    /// Park files are the largest bodies the service takes (README "Limits"); routes that take
+    /// smaller bodies collect them with their own limit.
     public var maxUploadSize: Int { 16 * 1024 * 1024 }
 
     /// RFC 3339 times, keys in a stable order, `/` unescaped (time zone names, URLs).

@@ -43,6 +43,7 @@ public struct Service: Sendable {
     public let now: @Sendable () -> Date
     let fixRates: RequestRates
     let nearbyRates: RequestRates
+    let messageRates: RequestRates
 
     /// Opens the store, loads the seed parks into an empty database, and builds the fence index.
     public static func open(_ configuration: ServiceConfiguration, logger: Logger) async throws -> Service {
@@ -63,7 +64,8 @@ public struct Service: Sendable {
             store: store, fences: fences, sessions: sessions, accounts: Accounts(store: store, sessions: sessions),
             location: location, people: people, live: Live(people: people, fences: fences, policy: location, now: now), now: now,
             fixRates: RequestRates(perSecond: location.fixRequestsPerSecond, burst: location.fixRequestBurst, now: now),
-            nearbyRates: RequestRates(perSecond: location.nearbyRequestsPerSecond, burst: location.nearbyRequestBurst, now: now))
+            nearbyRates: RequestRates(perSecond: location.nearbyRequestsPerSecond, burst: location.nearbyRequestBurst, now: now),
+            messageRates: RequestRates(perSecond: 2, burst: 20, now: now))
     }
 
     private static func seed(store: Store, from directory: String, logger: Logger) async throws {
@@ -106,6 +108,8 @@ public func buildRouter(_ service: Service) throws -> Router<AppRequestContext> 
                                       rates: service.fixRates).endpoints)
     members.addRoutes(WaitsController(store: service.store, fences: service.fences, live: service.live, policy: service.location,
                                       now: service.now).endpoints)
+    members.addRoutes(SocialController(store: service.store, people: service.people, live: service.live, policy: service.location,
+                                       rates: service.messageRates, now: service.now).endpoints)
     LiveController(live: service.live, heartbeat: service.location.liveHeartbeat).addRoutes(to: members)
     members.addRoutes(NearbyController(people: service.people, fences: service.fences, policy: service.location, rates: service.nearbyRates,
                                        now: service.now).endpoints)

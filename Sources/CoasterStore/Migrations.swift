@@ -234,6 +234,57 @@ enum Migrations {
                 """)
         }
 
+        migrator.registerMigration("2026-11-21 photos, tallies, badges, messages") { db in
+            try db.execute(sql: """
+                -- Photo bytes live in files named by their SHA-256 beside the database; rows hold the metadata.
+                CREATE TABLE photos (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    sha256 TEXT NOT NULL,
+                    format TEXT NOT NULL CHECK (format IN ('jpeg', 'png', 'heic')),
+                    bytes INTEGER NOT NULL,
+                    width INTEGER NOT NULL,
+                    height INTEGER NOT NULL,
+                    caption TEXT,
+                    park_id TEXT REFERENCES parks(id),
+                    ride_id TEXT REFERENCES rides(id),
+                    created_at REAL NOT NULL
+                );
+                CREATE INDEX photos_by_user ON photos(user_id, id);
+                CREATE INDEX photos_by_hash ON photos(sha256);
+                ALTER TABLE users ADD COLUMN photo_id INTEGER REFERENCES photos(id) ON DELETE SET NULL;
+                -- Leaderboards, maintained in the ride-log transaction so reading a page is an index range scan.
+                -- metric: rides | credits | ride:<rideId>; scope: global | park:<parkId>; period: all | y2026 | w2026-W47.
+                CREATE TABLE tallies (
+                    metric TEXT NOT NULL,
+                    scope TEXT NOT NULL,
+                    period TEXT NOT NULL,
+                    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    value INTEGER NOT NULL,
+                    reached_at REAL NOT NULL,
+                    PRIMARY KEY (metric, scope, period, user_id)
+                );
+                CREATE INDEX tallies_rank ON tallies(metric, scope, period, value DESC, reached_at, user_id);
+                -- Earned badges by rule id (CoasterCore's Badge.all): a new rule needs no schema change.
+                CREATE TABLE badges (
+                    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    badge_id TEXT NOT NULL,
+                    earned_at REAL NOT NULL,
+                    PRIMARY KEY (user_id, badge_id)
+                );
+                CREATE TABLE messages (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    sender INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    recipient INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    body TEXT NOT NULL,
+                    sent_at REAL NOT NULL,
+                    read_at REAL
+                );
+                CREATE INDEX messages_by_pair ON messages(sender, recipient, id);
+                CREATE INDEX messages_unread ON messages(recipient, read_at);
+                """)
+        }
+
         return migrator
     }
 }

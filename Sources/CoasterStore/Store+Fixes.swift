@@ -153,7 +153,9 @@ extension Store {
                 try db.execute(sql: """
                     INSERT INTO visits (user_id, park_id, how, entered_at, last_evidence_at) VALUES (?, ?, 'explicit', ?, ?)
                     """, arguments: [user.rawValue, park.rawValue, now.timeIntervalSince1970, now.timeIntervalSince1970])
-                return .created(Visit(id: db.lastInsertedRowID, park: park, how: .explicit, enteredAt: now, leftAt: nil))
+                let id = db.lastInsertedRowID
+                try Self.awardBadges(user, at: now, db)
+                return .created(Visit(id: id, park: park, how: .explicit, enteredAt: now, leftAt: nil))
             }
         }
     }
@@ -192,8 +194,10 @@ extension Store {
                 let wait = ride.cooldown - now.timeIntervalSince1970 + last
                 if wait > 0 { return .failure(.cooldown(retryAfter: wait)) }
             }
+            try Self.tally(user: user, ride: ride, at: now, db)
             try db.execute(sql: "INSERT INTO ride_logs (user_id, ride_id, visit_id, ridden_at) VALUES (?, ?, ?, ?)",
                            arguments: [user.rawValue, rideID.rawValue, visit.id, now.timeIntervalSince1970])
+            try Self.awardBadges(user, at: now, db)
             let entry = RideLogEntry(id: db.lastInsertedRowID, ride: rideID, rideName: ride.name, park: ride.park, riddenAt: now)
             let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM ride_logs WHERE user_id = ? AND ride_id = ?",
                                          arguments: [user.rawValue, rideID.rawValue]) ?? 0
@@ -317,6 +321,7 @@ extension Store {
                     try db.execute(sql: """
                         INSERT INTO visits (user_id, park_id, how, entered_at, last_evidence_at) VALUES (?, ?, 'automatic', ?, ?)
                         """, arguments: [user.rawValue, t.park.rawValue, at, at])
+                    try Self.awardBadges(user, at: t.at, db)
                 }
             case .exit:
                 try db.execute(sql: """

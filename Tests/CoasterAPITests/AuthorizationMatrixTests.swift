@@ -114,10 +114,40 @@ struct AuthorizationMatrixTests {
         Row(method: .put, path: "/v1/admin/parks/{parkId}/posted-waits", rawBody: {
                 ByteBuffer(string: #"[{"ride":"millennium-force","at":"2026-07-04T16:00:00Z","minutes":45}]"#)
             }, outcomes: only([.admin], .ok(.ok), else: .problem(.forbidden, .forbidden))),
+        Row(method: .post, path: "/v1/me/photos", rawBody: {
+                ByteBuffer(bytes: try Data(contentsOf: TestService.repoRoot.appendingPathComponent("Tests/CoasterAPITests/Data/coaster.png")))
+            }, outcomes: members(.created)),
+        Row(method: .get, path: "/v1/me/photos", outcomes: members(.ok)),
+        Row(method: .put, path: "/v1/me/photo", body: { _, _ in ["photoId": 999_999] }, outcomes: only([], .ok(.noContent), else: .problem(.notFound, .noSuchPhoto))),
+        Row(method: .delete, path: "/v1/me/photo", outcomes: members(.noContent)),
+        // The target's photo: friends (and only friends) may fetch it; only its owner may delete it.
+        Row(method: .get, path: "/v1/photos/{photoId}", outcomes: only([.friend], .ok(.ok), else: .problem(.notFound, .noSuchPhoto))),
+        Row(method: .delete, path: "/v1/photos/{photoId}", outcomes: only([], .ok(.noContent), else: .problem(.notFound, .noSuchPhoto))),
+        Row(method: .get, path: "/v1/users/{userId}", outcomes: only([.friend], .ok(.ok), else: .problem(.notFound, .noSuchUser))),
+        Row(method: .get, path: "/v1/users/{userId}/photos", outcomes: only([.friend], .ok(.ok), else: .problem(.notFound, .noSuchUser))),
+        Row(method: .get, path: "/v1/users/{userId}/rides", outcomes: only([.friend], .ok(.ok), else: .problem(.notFound, .noSuchUser))),
+        Row(method: .get, path: "/v1/me/badges", outcomes: members(.ok)),
+        Row(method: .get, path: "/v1/leaderboards/{metric}", outcomes: members(.ok)),
+        Row(method: .get, path: "/v1/messages", outcomes: members(.ok)),
+        Row(method: .get, path: "/v1/messages/{userId}", outcomes: {
+            var o = members(.ok)
+            o[.blocked] = .problem(.notFound, .noSuchUser)
+            return o
+        }()),
+        Row(method: .post, path: "/v1/messages/{userId}", body: { _, _ in ["body": "hello"] },
+            outcomes: only([.friend], .ok(.created), else: .problem(.notFound, .notFriends))),
+        Row(method: .post, path: "/v1/messages/{userId}/read", outcomes: members(.noContent)),
         Row(method: .put, path: "/v1/admin/parks/{parkId}",
             rawBody: { ByteBuffer(bytes: try Data(contentsOf: TestService.repoRoot.appendingPathComponent("data/parks/cedar-point.geojson"))) },
             outcomes: only([.admin], .ok(.ok), else: .problem(.forbidden, .forbidden))),
     ]
+
+    /// A photo owned by the target, for the photo routes.
+    static func targetPhoto(_ target: TestUser, _ client: some TestClientProtocol) async throws -> Int {
+        let png = try Data(contentsOf: TestService.repoRoot.appendingPathComponent("Tests/CoasterAPITests/Data/coaster.png"))
+        let r = try await client.execute(uri: "/v1/me/photos", method: .post, headers: target.auth, body: ByteBuffer(bytes: png))
+        return try #require(try json(r.body)["id"] as? Int)
+    }
 
     @Test func everyRouteHasARow() async throws {
         let s = try await TestService()
@@ -151,6 +181,8 @@ struct AuthorizationMatrixTests {
                     .replacingOccurrences(of: "{userId}", with: String(target.id))
                     .replacingOccurrences(of: "{parkId}", with: "cedar-point")
                     .replacingOccurrences(of: "{rideId}", with: "cedar-point.millennium-force")
+                    .replacingOccurrences(of: "{photoId}", with: String(try await Self.targetPhoto(target, client)))
+                    .replacingOccurrences(of: "{metric}", with: "rides")
                     + (row.path == "/v1/locate" ? "?lat=41.4822&lon=-82.6835" : "")
                 var headers = caller?.auth ?? [:]
                 if row.basicAuth {

@@ -187,3 +187,29 @@ struct WaitReplayTests {
         #expect(score.estimateAbsoluteError == 90)
     }
 }
+
+@Suite("Images and badges")
+struct ImageAndBadgeTests {
+    @Test func garbageNeverCrashesTheInspector() {
+        var generator = SeededGenerator(seed: 7)
+        let prefixes: [[UInt8]] = [[0xFF, 0xD8, 0xFF], [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], Array("\0\0\0\u{18}ftypheic".utf8), []]
+        for prefix in prefixes {
+            for length in [0, 1, 5, 40, 300, 5_000] {
+                for _ in 0..<20 {
+                    let bytes = prefix + (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                    _ = try? ImageInspector.inspect(bytes)
+                }
+            }
+        }
+        #expect(throws: ImageRefusal.notAnImage) { try ImageInspector.inspect(Array("hello".utf8)) }
+    }
+
+    @Test func badgesAreAwardedByFactsAndNeverTwice() {
+        let facts = RiderFacts(totalRides: 12, coasterCredits: 10, parksVisited: 1, mostRidesOfOneRide: 3, distinctRides: 10)
+        let first = Badge.newlyEarned(facts, earned: [])
+        #expect(first.map(\.id) == ["first-park", "first-ride", "first-coaster", "credits-10"])
+        #expect(Badge.newlyEarned(facts, earned: Set(first.map(\.id))).isEmpty)
+        #expect(Badge.named("credits-50")?.progress(facts) == 0.2)
+        #expect(Set(Badge.all.map(\.id)).count == Badge.all.count)
+    }
+}

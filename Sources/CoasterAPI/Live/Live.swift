@@ -107,6 +107,16 @@ extension Live {
     }
 }
 
+extension Live {
+    /// A new direct message: to the recipient's live connections.
+    func messageSent(_ message: Message, from sender: Identity) {
+        let object: [String: Any] = ["type": "message", "id": message.id, "from": ["id": sender.id.rawValue, "username": sender.username],
+                                     "body": message.body, "sentAt": message.sentAt.formatted(.iso8601)]
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
+        self.send(String(decoding: data, as: UTF8.self), to: message.recipient)
+    }
+}
+
 /// What `GET /v1/live` sends, one JSON object per text message (README "Live updates").
 enum LiveMessage {
     case hello(user: UserID, heartbeat: TimeInterval)

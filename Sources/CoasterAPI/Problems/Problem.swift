@@ -33,6 +33,9 @@ public enum ProblemType: String, Sendable, CaseIterable {
     case upgradeRequired = "upgrade-required"
     case reportRefused = "report-refused"
     case invalidPostedWaits = "invalid-posted-waits"
+    case invalidPhoto = "invalid-photo"
+    case noSuchPhoto = "no-such-photo"
+    case photoTagNotVisited = "photo-tag-not-visited"
 
     public var uri: String { "/problems/\(self.rawValue)" }
 }

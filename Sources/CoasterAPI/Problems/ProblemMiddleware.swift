@@ -56,6 +56,11 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             return Problem(.invalidPostedWaits, status: .unprocessableContent, title: "Invalid posted waits",
                            detail: "Nothing was written: \(rows.count) row(s) name rides that are not listed in this park.",
                            errors: rows.map { Problem.BodyError(pointer: "/\($0.0)/ride", feature: $0.0, detail: "no listed ride \"\($0.1)\" in this park") })
+        case PhotoError.noSuchPhoto:
+            return Problem(.noSuchPhoto, status: .notFound, title: "No such photo", detail: "There is no photo with that id that you may see.")
+        case PhotoError.tagNotVisited(let what):
+            return Problem(.photoTagNotVisited, status: .unprocessableContent, title: "Photo tag refused",
+                           detail: "You can tag a photo only with a park you have visited, or a ride of one; not \"\(what)\".")
         case RideError.noSuchRide:
             return Problem(.noSuchRide, status: .notFound, title: "No such ride", detail: "There is no listed ride with that id.")
         case FriendshipError.notBlocked:

@@ -1,0 +1,248 @@
+import CoasterCore
+import CoasterStore
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Photos, friends' profiles, leaderboards, badges and messages.
+struct SocialController {
+    let store: Store
+    let people: People
+    let live: Live
+    let policy: LocationPolicy
+    let rates: RequestRates
+    let now: @Sendable () -> Date
+    /// Largest photo upload, bytes.
+    static let maximumPhotoBytes = 10 << 20
+
+    var endpoints: RouteCollection<AppRequestContext> {
+        let routes = RouteCollection(context: AppRequestContext.self)
+        routes.post("me/photos", use: self.upload)
+        routes.get("me/photos", use: self.myPhotos)
+        routes.put("me/photo", use: self.setProfilePhoto)
+        routes.delete("me/photo", use: self.clearProfilePhoto)
+        routes.get("photos/{photoId}", use: self.photoBytes)
+        routes.delete("photos/{photoId}", use: self.deletePhoto)
+        routes.get("users/{userId}", use: self.profile)
+        routes.get("users/{userId}/photos", use: self.userPhotos)
+        routes.get("users/{userId}/rides", use: self.userRides)
+        routes.get("me/badges", use: self.myBadges)
+        routes.get("leaderboards/{metric}", use: self.leaderboard)
+        routes.get("messages", use: self.conversations)
+        routes.get("messages/{userId}", use: self.conversation)
+        routes.post("messages/{userId}", use: self.send)
+        routes.post("messages/{userId}/read", use: self.markRead)
+        return routes
+    }
+
+    // MARK: Photos
+
+    @Sendable func upload(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<PhotoWire> {
+        let me = try context.requireIdentity()
+        let body = try await request.body.collect(upTo: Self.maximumPhotoBytes)
+        let query = request.uri.queryParameters
+        let caption = query["caption"].map(String.init)
+        guard (caption?.count ?? 0) <= 500 else { throw Problem.invalidParameter("caption", "at most 500 characters") }
+        let park = try query["park"].map { text -> ParkID in
+            guard Slug.isValid(String(text)) else { throw Problem.invalidParameter("park", "a park id") }
+            return ParkID(rawValue: String(text))
+        }
+        let ride = query["ride"].map { RideID(rawValue: String($0)) }
+        let image: InspectedImage
+        do {
+            image = try ImageInspector.inspect(Array(body.readableBytesView))
+        } catch .notAnImage {
+            throw Problem(.unsupportedMediaType, status: .unsupportedMediaType, title: "Not an image",
+                          detail: "Photos are JPEG, PNG or HEIC, judged by their bytes, whatever the Content-Type says.")
+        } catch {
+            var p = Problem(.invalidPhoto, status: .unprocessableContent, title: "Photo refused", detail: error.description)
+            if case .embeddedLocation = error { p.reason = "embedded_location" }
+            throw p
+        }
+        let sha = SHA256.hash(data: image.bytes).map { String(format: "%02x", $0) }.joined()
+        let photo = try await self.store.addPhoto(owner: me.id, image: image, sha256: sha, caption: caption, park: park, ride: ride)
+        return EditedResponse(status: .created, headers: [.location: "/v1/photos/\(photo.id)"], response: PhotoWire(photo, stripped: image.stripped))
+    }
+
+    @Sendable func myPhotos(_ request: Request, context: AppRequestContext) async throws -> PhotoListResponse {
+        let me = try context.requireIdentity()
+        let (limit, before) = try request.paging()
+        return PhotoListResponse(photos: try await self.store.photos(of: me.id, limit: limit, before: before).map { PhotoWire($0) })
+    }
+
+    @Sendable func userPhotos(_ request: Request, context: AppRequestContext) async throws -> PhotoListResponse {
+        let them = try await self.friendOrSelf(context)
+        let (limit, before) = try request.paging()
+        return PhotoListResponse(photos: try await self.store.photos(of: them, limit: limit, before: before).map { PhotoWire($0) })
+    }
+
+    /// The bytes, to the owner and their friends only, with a strong ETag (the content hash).
+    @Sendable func photoBytes(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let me = try context.requireIdentity()
+        let photo = try await self.visiblePhoto(context, viewer: me.id)
+        let etag = "\"\(photo.sha256)\""
+        var headers: HTTPFields = [.eTag: etag, .cacheControl: "private, max-age=31536000, immutable", .contentType: photo.format.contentType]
+        if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag || $0 == "*" }) {
+            return Response(status: .notModified, headers: headers)
+        }
+        let data = try self.store.photoBytes(photo)
+        headers[.contentLength] = String(data.count)
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    @Sendable func deletePhoto(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
+        let me = try context.requireIdentity()
+        try await self.store.deletePhoto(try Self.photoID(context), owner: me.id)
+        return .noContent
+    }
+
+    struct ProfilePhotoBody: Decodable { var photoId: Int64 }
+
+    @Sendable func setProfilePhoto(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
+        let me = try context.requireIdentity()
+        let body = try await request.decodeJSON(as: ProfilePhotoBody.self, context: context)
+        try await self.store.setProfilePhoto(body.photoId, owner: me.id)
+        return .noContent
+    }
+
+    @Sendable func clearProfilePhoto(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
+        try await self.store.setProfilePhoto(nil, owner: try context.requireIdentity().id)
+        return .noContent
+    }
+
+    static func photoID(_ context: AppRequestContext) throws -> Int64 {
+        guard let raw = context.parameters.get("photoId"), let id = Int64(raw), id > 0 else { throw PhotoError.noSuchPhoto }
+        return id
+    }
+
+    /// A photo the viewer owns or a friend owns; anything else is "no such photo".
+    func visiblePhoto(_ context: AppRequestContext, viewer: UserID) async throws -> Photo {
+        guard let photo = try await self.store.photo(try Self.photoID(context)) else { throw PhotoError.noSuchPhoto }
+        if photo.owner != viewer, try await self.store.relationship(of: viewer, to: photo.owner) != .friends { throw PhotoError.noSuchPhoto }
+        return photo
+    }
+
+    // MARK: Profiles
+
+    /// The `{userId}` of the route, if it is the caller or an accepted friend; else "no such user".
+    func friendOrSelf(_ context: AppRequestContext) async throws -> UserID {
+        let me = try context.requireIdentity()
+        let them = try FriendsController.userID(context)
+        if them != me.id, try await self.store.relationship(of: me.id, to: them) != .friends { throw FriendshipError.noSuchUser }
+        return them
+    }
+
+    @Sendable func profile(_ request: Request, context: AppRequestContext) async throws -> FriendProfileResponse {
+        let them = try await self.friendOrSelf(context)
+        guard let user = try await self.store.userSummary(them) else { throw FriendshipError.noSuchUser }
+        let stats = try await self.store.riderStats(of: them)
+        let (earned, _) = try await self.store.badges(of: them)
+        return FriendProfileResponse(
+            user: UserWire(user.summary), bio: user.bio, photo: user.photo.map { "/v1/photos/\($0)" },
+            stats: RiderStatsResponse(totalRides: stats.totalRides, distinctRides: stats.distinctRides, coasterCredits: stats.coasterCredits,
+                                      parksVisited: stats.parksVisited),
+            badges: earned.map { BadgeWire(badge: $0.badge, earnedAt: $0.earnedAt, progress: 1) })
+    }
+
+    /// A friend's ride log. Rides from the last two hours say where the friend is now, so they are
+    /// shown only to a viewer who may see the friend's exact position.
+    @Sendable func userRides(_ request: Request, context: AppRequestContext) async throws -> RideHistoryResponse {
+        let me = try context.requireIdentity()
+        let them = try await self.friendOrSelf(context)
+        let (limit, before) = try request.paging()
+        var rides = try await self.store.rideHistory(of: them, limit: limit, before: before)
+        if them != me.id {
+            let now = self.now()
+            let friend = try await self.people.person(loading: them)
+            let visiting = friend?.visiting(at: now, timeout: self.policy.checkins.visitTimeout) ?? []
+            let view = friend.flatMap { f in
+                self.policy.privacy.view(f.latest ?? AcceptedFix(position: Coordinate(lat: 0, lon: 0), accuracy: 0, recordedAt: now),
+                                         sharing: f.sharing, visiting: visiting, viewer: me.id, relationship: .friends, now: now)
+            }
+            let exact: Bool = if case .exact? = view { true } else { false }
+            if !exact {
+                rides.removeAll { now.timeIntervalSince($0.riddenAt) < self.policy.privacy.timeToLive }
+            }
+        }
+        return RideHistoryResponse(rides: rides.map(RideLogWire.init))
+    }
+
+    @Sendable func myBadges(_ request: Request, context: AppRequestContext) async throws -> BadgesResponse {
+        let (earned, facts) = try await self.store.badges(of: try context.requireIdentity().id)
+        let have = Set(earned.map(\.badge.id))
+        return BadgesResponse(
+            earned: earned.map { BadgeWire(badge: $0.badge, earnedAt: $0.earnedAt, progress: 1) },
+            available: Badge.all.filter { !have.contains($0.id) }.map { BadgeWire(badge: $0, earnedAt: nil, progress: $0.progress(facts)) })
+    }
+
+    // MARK: Leaderboards
+
+    @Sendable func leaderboard(_ request: Request, context: AppRequestContext) async throws -> LeaderboardResponse {
+        let me = try context.requireIdentity()
+        let query = request.uri.queryParameters
+        let metric: LeaderboardQuery.Metric
+        switch try context.parameters.require("metric") {
+        case "rides": metric = .rides
+        case "credits": metric = .credits
+        case "ride":
+            guard let ride = query["ride"] else { throw Problem.invalidParameter("ride", "the ride leaderboard needs ?ride=<rideId>") }
+            metric = .ride(RideID(rawValue: String(ride)))
+        default: throw Problem.notFound("Leaderboards are rides, credits and ride.")
+        }
+        let scope: LeaderboardQuery.Scope
+        switch query["scope"].map(String.init) ?? "global" {
+        case "global": scope = .global
+        case "friends": scope = .friends
+        case "park":
+            guard let park = query["park"], Slug.isValid(String(park)) else { throw Problem.invalidParameter("park", "scope=park needs ?park=<parkId>") }
+            scope = .park(ParkID(rawValue: String(park)))
+        default: throw Problem.invalidParameter("scope", "one of global, friends, park")
+        }
+        guard let window = LeaderboardQuery.Window(rawValue: query["window"].map(String.init) ?? "all-time") else {
+            throw Problem.invalidParameter("window", "one of all-time, year, week")
+        }
+        var offset = 0
+        if let text = query["offset"] {
+            guard let n = Int(text), (0...100_000).contains(n) else { throw Problem.invalidParameter("offset", "0…100000") }
+            offset = n
+        }
+        let (limit, _) = try request.paging()
+        let (entries, mine) = try await self.store.leaderboard(LeaderboardQuery(metric: metric, scope: scope, window: window), viewer: me.id,
+                                                               limit: limit, offset: offset)
+        return LeaderboardResponse(entries: entries.map(LeaderboardResponse.Entry.init), me: mine.map(LeaderboardResponse.Entry.init))
+    }
+
+    // MARK: Messages
+
+    struct MessageBody: Decodable { var body: String }
+
+    @Sendable func send(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<MessageWire> {
+        let me = try context.requireIdentity()
+        let to = try FriendsController.userID(context)
+        try self.rates.take(me.id, what: "message")
+        let body = try await request.decodeJSON(as: MessageBody.self, context: context).body.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...2000).contains(body.count) else { throw Problem.invalidField("/body", "a message has 1 to 2000 characters") }
+        let message = try await self.store.sendMessage(from: me.id, to: to, body: body)
+        self.live.messageSent(message, from: me)
+        return EditedResponse(status: .created, response: MessageWire(message))
+    }
+
+    @Sendable func conversations(_ request: Request, context: AppRequestContext) async throws -> ConversationListResponse {
+        let list = try await self.store.conversations(of: try context.requireIdentity().id)
+        return ConversationListResponse(conversations: list.map { .init(user: UserWire($0.with), last: MessageWire($0.last), unread: $0.unread) })
+    }
+
+    @Sendable func conversation(_ request: Request, context: AppRequestContext) async throws -> MessageListResponse {
+        let me = try context.requireIdentity()
+        let other = try FriendsController.userID(context)
+        let (limit, before) = try request.paging()
+        if try await self.store.relationship(of: me.id, to: other) == .blockedBy { throw FriendshipError.noSuchUser }
+        return MessageListResponse(messages: try await self.store.messages(of: me.id, with: other, limit: limit, before: before).map(MessageWire.init))
+    }
+
+    @Sendable func markRead(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
+        try await self.store.markRead(of: try context.requireIdentity().id, from: try FriendsController.userID(context))
+        return .noContent
+    }
+}

@@ -1,0 +1,117 @@
+import CoasterCore
+import CoasterStore
+import Foundation
+import Hummingbird
+
+struct PhotoWire: Encodable, Sendable, ResponseEncodable {
+    var id: Int64
+    var url: String
+    var contentType: String
+    var width: Int
+    var height: Int
+    var bytes: Int
+    var caption: String?
+    var park: ParkID?
+    var ride: RideID?
+    var createdAt: Date
+    /// Metadata that could carry a location was removed on upload.
+    var stripped: Bool?
+
+    init(_ p: Photo, stripped: Bool? = nil) {
+        self.id = p.id
+        self.url = "/v1/photos/\(p.id)"
+        self.contentType = p.format.contentType
+        self.width = p.width
+        self.height = p.height
+        self.bytes = p.bytes
+        self.caption = p.caption
+        self.park = p.park
+        self.ride = p.ride
+        self.createdAt = p.createdAt
+        self.stripped = stripped
+    }
+}
+
+struct PhotoListResponse: ResponseEncodable, Sendable {
+    var photos: [PhotoWire]
+}
+
+struct BadgeWire: Encodable, Sendable {
+    var id: String
+    var title: String
+    var description: String
+    var earnedAt: Date?
+    /// 0…1.
+    var progress: Double
+
+    init(badge: Badge, earnedAt: Date?, progress: Double) {
+        self.id = badge.id
+        self.title = badge.title
+        self.description = badge.description
+        self.earnedAt = earnedAt
+        self.progress = (progress * 100).rounded() / 100
+    }
+}
+
+struct BadgesResponse: ResponseEncodable, Sendable {
+    var earned: [BadgeWire]
+    var available: [BadgeWire]
+}
+
+struct FriendProfileResponse: ResponseEncodable, Sendable {
+    var user: UserWire
+    var bio: String
+    var photo: String?
+    var stats: RiderStatsResponse
+    var badges: [BadgeWire]
+}
+
+struct LeaderboardResponse: ResponseEncodable, Sendable {
+    struct Entry: Encodable, Sendable {
+        var rank: Int
+        var user: UserWire
+        var value: Int
+
+        init(_ e: LeaderboardEntry) {
+            self.rank = e.rank
+            self.user = UserWire(e.user)
+            self.value = e.value
+        }
+    }
+
+    var entries: [Entry]
+    /// The caller's own place, when they are on this board at all.
+    var me: Entry?
+}
+
+struct MessageWire: Encodable, Sendable, ResponseEncodable {
+    var id: Int64
+    var from: UserID
+    var to: UserID
+    var body: String
+    var sentAt: Date
+    var readAt: Date?
+
+    init(_ m: Message) {
+        self.id = m.id
+        self.from = m.sender
+        self.to = m.recipient
+        self.body = m.body
+        self.sentAt = m.sentAt
+        self.readAt = m.readAt
+    }
+}
+
+struct ConversationListResponse: ResponseEncodable, Sendable {
+    struct Item: Encodable, Sendable {
+        var user: UserWire
+        var last: MessageWire
+        var unread: Int
+    }
+
+    var conversations: [Item]
+}
+
+struct MessageListResponse: ResponseEncodable, Sendable {
+    var messages: [MessageWire]
+}

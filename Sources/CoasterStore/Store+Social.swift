@@ -1,0 +1,423 @@
+import CoasterCore
+import Foundation
+import GRDB
+
+/// A stored photo's metadata.
+public struct Photo: Hashable, Sendable {
+    public var id: Int64
+    public var owner: UserID
+    public var sha256: String
+    public var format: InspectedImage.Format
+    public var bytes: Int
+    public var width: Int
+    public var height: Int
+    public var caption: String?
+    public var park: ParkID?
+    public var ride: RideID?
+    public var createdAt: Date
+}
+
+public enum PhotoError: Error, Equatable, Sendable {
+    case noSuchPhoto
+    /// The tagged park or ride is not one the user has visited.
+    case tagNotVisited(String)
+}
+
+/// Which leaderboard.
+public struct LeaderboardQuery: Hashable, Sendable {
+    public enum Metric: Hashable, Sendable {
+        case rides, credits
+        case ride(RideID)
+        var key: String {
+            switch self {
+            case .rides: "rides"
+            case .credits: "credits"
+            case .ride(let id): "ride:" + id.rawValue
+            }
+        }
+    }
+
+    public enum Scope: Hashable, Sendable {
+        case global, friends
+        case park(ParkID)
+    }
+
+    public enum Window: String, Hashable, Sendable, CaseIterable {
+        case allTime = "all-time", year, week
+    }
+
+    public var metric: Metric
+    public var scope: Scope
+    public var window: Window
+
+    public init(metric: Metric, scope: Scope, window: Window) {
+        self.metric = metric
+        self.scope = scope
+        self.window = window
+    }
+}
+
+public struct LeaderboardEntry: Hashable, Sendable {
+    public var rank: Int
+    public var user: UserSummary
+    public var value: Int
+}
+
+public struct EarnedBadge: Hashable, Sendable {
+    public var badge: Badge
+    public var earnedAt: Date
+}
+
+public struct Message: Hashable, Sendable {
+    public var id: Int64
+    public var sender: UserID
+    public var recipient: UserID
+    public var body: String
+    public var sentAt: Date
+    public var readAt: Date?
+}
+
+public struct Conversation: Hashable, Sendable {
+    public var with: UserSummary
+    public var last: Message
+    public var unread: Int
+}
+
+/// Time periods of the leaderboards, in UTC: the calendar year and the ISO week.
+enum Periods {
+    static func keys(_ date: Date) -> [String] {
+        var calendar = Calendar(identifier: .iso8601)
+        calendar.timeZone = .gmt
+        let c = calendar.dateComponents([.yearForWeekOfYear, .weekOfYear], from: date)
+        var gregorian = Calendar(identifier: .gregorian)
+        gregorian.timeZone = .gmt
+        let year = gregorian.component(.year, from: date)
+        return ["all", "y\(year)", String(format: "w%04d-W%02d", c.yearForWeekOfYear ?? year, c.weekOfYear ?? 1)]
+    }
+
+    /// Period key and its start, for "first time in this period" questions.
+    static func starts(_ date: Date) -> [(key: String, start: Double)] {
+        var calendar = Calendar(identifier: .iso8601)
+        calendar.timeZone = .gmt
+        let keys = Self.keys(date)
+        var gregorian = Calendar(identifier: .gregorian)
+        gregorian.timeZone = .gmt
+        let yearStart = gregorian.dateInterval(of: .year, for: date)?.start ?? .distantPast
+        let weekStart = calendar.dateInterval(of: .weekOfYear, for: date)?.start ?? .distantPast
+        return [(keys[0], -Double.infinity), (keys[1], yearStart.timeIntervalSince1970), (keys[2], weekStart.timeIntervalSince1970)]
+    }
+
+    static func key(_ window: LeaderboardQuery.Window, _ now: Date) -> String {
+        let keys = Self.keys(now)
+        switch window {
+        case .allTime: return keys[0]
+        case .year: return keys[1]
+        case .week: return keys[2]
+        }
+    }
+}
+
+extension Store {
+    /// Where photo files live: `photos/` beside the database file.
+    public var photoDirectory: URL {
+        URL(fileURLWithPath: self.path).deletingLastPathComponent().appendingPathComponent("photos", isDirectory: true)
+    }
+
+    func photoURL(_ sha256: String, _ format: InspectedImage.Format) -> URL {
+        self.photoDirectory.appendingPathComponent(String(sha256.prefix(2)), isDirectory: true)
+            .appendingPathComponent("\(sha256).\(format.fileExtension)")
+    }
+
+    /// Stores a cleaned image: the file first (atomically: temp file, fsync, rename, fsync of the
+    /// directory), then the row; a failed row leaves no new file behind.
+    public func addPhoto(owner: UserID, image: InspectedImage, sha256: String, caption: String?, park: ParkID?, ride: RideID?) async throws -> Photo {
+        let url = self.photoURL(sha256, image.format)
+        let created = try Self.writeAtomically(image.bytes, to: url)
+        let now = self.now()
+        do {
+            return try await self.pool.write { db in
+                var tagPark = park
+                if let ride {
+                    guard let ridePark = try String.fetchOne(db, sql: "SELECT park_id FROM rides WHERE id = ?", arguments: [ride.rawValue]) else {
+                        throw PhotoError.tagNotVisited(ride.rawValue)
+                    }
+                    tagPark = tagPark ?? ParkID(rawValue: ridePark)
+                    guard tagPark?.rawValue == ridePark else { throw PhotoError.tagNotVisited(ride.rawValue) }
+                }
+                if let tagPark, try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM visits WHERE user_id = ? AND park_id = ?)",
+                                                  arguments: [owner.rawValue, tagPark.rawValue]) != true {
+                    throw PhotoError.tagNotVisited(tagPark.rawValue)
+                }
+                try db.execute(sql: """
+                    INSERT INTO photos (user_id, sha256, format, bytes, width, height, caption, park_id, ride_id, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: [owner.rawValue, sha256, image.format.rawValue, image.bytes.count, image.width, image.height, caption,
+                                     tagPark?.rawValue, ride?.rawValue, now.timeIntervalSince1970])
+                return Photo(id: db.lastInsertedRowID, owner: owner, sha256: sha256, format: image.format, bytes: image.bytes.count,
+                             width: image.width, height: image.height, caption: caption, park: tagPark, ride: ride, createdAt: now)
+            }
+        } catch {
+            if created { try? await self.removePhotoFileIfUnused(sha256, image.format) }
+            throw error
+        }
+    }
+
+    /// Writes `bytes` to `url` unless a file is there already (same content, same name).
+    /// - Returns: whether a new file was written.
+    static func writeAtomically(_ bytes: [UInt8], to url: URL) throws -> Bool {
+        let fm = FileManager.default
+        if fm.fileExists(atPath: url.path) { return false }
+        let dir = url.deletingLastPathComponent()
+        try fm.createDirectory(at: dir, withIntermediateDirectories: true)
+        let temp = dir.appendingPathComponent(".upload-\(UUID().uuidString)")
+        guard fm.createFile(atPath: temp.path, contents: nil), let handle = FileHandle(forWritingAtPath: temp.path) else {
+            throw CocoaError(.fileWriteUnknown)
+        }
+        do {
+            try handle.write(contentsOf: bytes)
+            try handle.synchronize()
+            try handle.close()
+            guard rename(temp.path, url.path) == 0 else { throw CocoaError(.fileWriteUnknown) }
+        } catch {
+            try? handle.close()
+            try? fm.removeItem(at: temp)
+            throw error
+        }
+        // The rename is durable only once the directory entry is.
+        if let directory = FileHandle(forReadingAtPath: dir.path) {
+            try? directory.synchronize()
+            try? directory.close()
+        }
+        return true
+    }
+
+    func removePhotoFileIfUnused(_ sha256: String, _ format: InspectedImage.Format) async throws {
+        let used = try await self.pool.read { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM photos WHERE sha256 = ?)", arguments: [sha256]) ?? true
+        }
+        if !used { try? FileManager.default.removeItem(at: self.photoURL(sha256, format)) }
+    }
+
+    public func photo(_ id: Int64) async throws -> Photo? {
+        try await self.pool.read { db in try Row.fetchOne(db, sql: "SELECT * FROM photos WHERE id = ?", arguments: [id]).map(Self.photo) }
+    }
+
+    /// The bytes of a stored photo.
+    public func photoBytes(_ photo: Photo) throws -> Data {
+        try Data(contentsOf: self.photoURL(photo.sha256, photo.format))
+    }
+
+    /// A user's photos, newest first; `before` pages by photo id.
+    public func photos(of user: UserID, limit: Int, before: Int64?) async throws -> [Photo] {
+        try await self.pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM photos WHERE user_id = ? AND id < ? ORDER BY id DESC LIMIT ?",
+                             arguments: [user.rawValue, before ?? Int64.max, limit]).map(Self.photo)
+        }
+    }
+
+    /// Deletes a photo the owner owns; its file goes when no other row uses the same bytes.
+    public func deletePhoto(_ id: Int64, owner: UserID) async throws {
+        let photo = try await self.pool.write { db -> Photo in
+            guard let photo = try Row.fetchOne(db, sql: "SELECT * FROM photos WHERE id = ? AND user_id = ?", arguments: [id, owner.rawValue])
+                .map(Self.photo) else { throw PhotoError.noSuchPhoto }
+            try db.execute(sql: "DELETE FROM photos WHERE id = ?", arguments: [id])
+            return photo
+        }
+        try await self.removePhotoFileIfUnused(photo.sha256, photo.format)
+    }
+
+    /// Sets (or clears) the profile picture, which must be the user's own photo.
+    public func setProfilePhoto(_ id: Int64?, owner: UserID) async throws {
+        try await self.pool.write { db in
+            if let id {
+                guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM photos WHERE id = ? AND user_id = ?)",
+                                        arguments: [id, owner.rawValue]) == true else { throw PhotoError.noSuchPhoto }
+            }
+            try db.execute(sql: "UPDATE users SET photo_id = ? WHERE id = ?", arguments: [id, owner.rawValue])
+        }
+    }
+
+    public func profilePhotoID(of user: UserID) async throws -> Int64? {
+        try await self.pool.read { db in try Int64.fetchOne(db, sql: "SELECT photo_id FROM users WHERE id = ?", arguments: [user.rawValue]) }
+    }
+
+    static func photo(_ row: Row) -> Photo {
+        Photo(id: row["id"], owner: UserID(row["user_id"] as Int64), sha256: row["sha256"],
+              format: InspectedImage.Format(rawValue: row["format"]) ?? .jpeg, bytes: row["bytes"], width: row["width"], height: row["height"],
+              caption: row["caption"], park: (row["park_id"] as String?).map(ParkID.init(rawValue:)),
+              ride: (row["ride_id"] as String?).map(RideID.init(rawValue:)), createdAt: Date(timeIntervalSince1970: row["created_at"]))
+    }
+
+    // MARK: Tallies and badges (inside ride-log and visit transactions)
+
+    /// Adds one ride to the leaderboards: rides, first-time coaster credits, and per-ride counts,
+    /// for every period and for the global and park scopes. Called before the log row is inserted.
+    static func tally(user: UserID, ride: Ride, at: Date, _ db: Database) throws {
+        let upsert = try db.cachedStatement(sql: """
+            INSERT INTO tallies (metric, scope, period, user_id, value, reached_at) VALUES (?, ?, ?, ?, 1, ?)
+            ON CONFLICT (metric, scope, period, user_id) DO UPDATE SET value = value + 1, reached_at = excluded.reached_at
+            """)
+        let t = at.timeIntervalSince1970
+        let scopes = ["global", "park:" + ride.park.rawValue]
+        for (period, start) in Periods.starts(at) {
+            for scope in scopes {
+                try upsert.execute(arguments: ["rides", scope, period, user.rawValue, t])
+            }
+            try upsert.execute(arguments: ["ride:" + ride.id.rawValue, "global", period, user.rawValue, t])
+            if ride.type == .coaster {
+                let before = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM ride_logs WHERE user_id = ? AND ride_id = ? AND ridden_at >= ?)",
+                                               arguments: [user.rawValue, ride.id.rawValue, start.isFinite ? start : -1e18]) ?? false
+                if !before {
+                    for scope in scopes { try upsert.execute(arguments: ["credits", scope, period, user.rawValue, t]) }
+                }
+            }
+        }
+    }
+
+    /// Awards every badge the rider's facts now earn and they do not have yet.
+    static func awardBadges(_ user: UserID, at: Date, _ db: Database) throws {
+        let row = try Row.fetchOne(db, sql: """
+            SELECT count(*) AS total, count(DISTINCT l.ride_id) AS distinct_rides,
+                   count(DISTINCT CASE WHEN r.type = 'coaster' THEN l.ride_id END) AS credits
+            FROM ride_logs l JOIN rides r ON r.id = l.ride_id WHERE l.user_id = ?
+            """, arguments: [user.rawValue])!
+        let most = try Int.fetchOne(db, sql: "SELECT max(n) FROM (SELECT count(*) AS n FROM ride_logs WHERE user_id = ? GROUP BY ride_id)",
+                                    arguments: [user.rawValue]) ?? 0
+        let parks = try Int.fetchOne(db, sql: "SELECT count(DISTINCT park_id) FROM visits WHERE user_id = ?", arguments: [user.rawValue]) ?? 0
+        let facts = RiderFacts(totalRides: row["total"], coasterCredits: row["credits"], parksVisited: parks, mostRidesOfOneRide: most,
+                               distinctRides: row["distinct_rides"])
+        let earned = Set(try String.fetchAll(db, sql: "SELECT badge_id FROM badges WHERE user_id = ?", arguments: [user.rawValue]))
+        for badge in Badge.newlyEarned(facts, earned: earned) {
+            try db.execute(sql: "INSERT OR IGNORE INTO badges (user_id, badge_id, earned_at) VALUES (?, ?, ?)",
+                           arguments: [user.rawValue, badge.id, at.timeIntervalSince1970])
+        }
+    }
+
+    /// Badges earned (known rules only, in the order of ``Badge/all``) and the facts behind progress.
+    public func badges(of user: UserID) async throws -> (earned: [EarnedBadge], facts: RiderFacts) {
+        try await self.pool.read { db in
+            var earned: [String: Date] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT badge_id, earned_at FROM badges WHERE user_id = ?", arguments: [user.rawValue]) {
+                earned[row["badge_id"]] = Date(timeIntervalSince1970: row["earned_at"])
+            }
+            let row = try Row.fetchOne(db, sql: """
+                SELECT count(*) AS total, count(DISTINCT l.ride_id) AS distinct_rides,
+                       count(DISTINCT CASE WHEN r.type = 'coaster' THEN l.ride_id END) AS credits
+                FROM ride_logs l JOIN rides r ON r.id = l.ride_id WHERE l.user_id = ?
+                """, arguments: [user.rawValue])!
+            let most = try Int.fetchOne(db, sql: "SELECT max(n) FROM (SELECT count(*) AS n FROM ride_logs WHERE user_id = ? GROUP BY ride_id)",
+                                        arguments: [user.rawValue]) ?? 0
+            let parks = try Int.fetchOne(db, sql: "SELECT count(DISTINCT park_id) FROM visits WHERE user_id = ?", arguments: [user.rawValue]) ?? 0
+            let facts = RiderFacts(totalRides: row["total"], coasterCredits: row["credits"], parksVisited: parks, mostRidesOfOneRide: most,
+                                   distinctRides: row["distinct_rides"])
+            return (Badge.all.compactMap { b in earned[b.id].map { EarnedBadge(badge: b, earnedAt: $0) } }, facts)
+        }
+    }
+
+    /// One page of a leaderboard, best first; ties go to who got there first, then the lower id.
+    /// Users blocked by or blocking `viewer` are left out.
+    public func leaderboard(_ query: LeaderboardQuery, viewer: UserID, limit: Int, offset: Int) async throws -> (entries: [LeaderboardEntry], mine: LeaderboardEntry?) {
+        let period = Periods.key(query.window, self.now())
+        return try await self.pool.read { db in
+            var scope = "global"
+            var filter = "AND t.user_id NOT IN (SELECT blocked FROM blocks WHERE blocker = :me UNION SELECT blocker FROM blocks WHERE blocked = :me)"
+            switch query.scope {
+            case .global: break
+            case .park(let park): scope = "park:" + park.rawValue
+            case .friends:
+                filter += """
+                     AND (t.user_id = :me OR t.user_id IN (SELECT CASE WHEN requester = :me THEN addressee ELSE requester END FROM friendships
+                          WHERE (requester = :me OR addressee = :me) AND status = 'accepted'))
+                    """
+            }
+            let arguments: StatementArguments = ["metric": query.metric.key, "scope": scope, "period": period, "me": viewer.rawValue]
+            let base = "FROM tallies t JOIN users u ON u.id = t.user_id WHERE t.metric = :metric AND t.scope = :scope AND t.period = :period \(filter)"
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT t.user_id AS id, u.username, u.display_name, t.value, t.reached_at \(base)
+                ORDER BY t.value DESC, t.reached_at, t.user_id LIMIT \(limit) OFFSET \(offset)
+                """, arguments: arguments)
+            let entries = rows.enumerated().map { i, row in
+                LeaderboardEntry(rank: offset + i + 1, user: Self.summary(row), value: row["value"])
+            }
+            var mine: LeaderboardEntry?
+            if let me = try Row.fetchOne(db, sql: "SELECT t.user_id AS id, u.username, u.display_name, t.value, t.reached_at \(base) AND t.user_id = :me",
+                                         arguments: arguments) {
+                let value: Int = me["value"], reached: Double = me["reached_at"]
+                let above = try Int.fetchOne(db, sql: """
+                    SELECT count(*) \(base) AND (t.value > :value OR (t.value = :value AND (t.reached_at < :reached OR (t.reached_at = :reached AND t.user_id < :me))))
+                    """, arguments: arguments + ["value": value, "reached": reached]) ?? 0
+                mine = LeaderboardEntry(rank: above + 1, user: Self.summary(me), value: value)
+            }
+            return (entries, mine)
+        }
+    }
+
+    // MARK: Messages
+
+    /// Sends a message to a friend (never to anyone else: blocking ends the friendship).
+    public func sendMessage(from sender: UserID, to recipient: UserID, body: String) async throws -> Message {
+        let now = self.now()
+        return try await self.pool.write { db in
+            guard try Self.relationship(sender, recipient, db) == .friends else { throw FriendshipError.notFriends }
+            try db.execute(sql: "INSERT INTO messages (sender, recipient, body, sent_at) VALUES (?, ?, ?, ?)",
+                           arguments: [sender.rawValue, recipient.rawValue, body, now.timeIntervalSince1970])
+            return Message(id: db.lastInsertedRowID, sender: sender, recipient: recipient, body: body, sentAt: now, readAt: nil)
+        }
+    }
+
+    /// The user's conversations with people they have not blocked and who have not blocked them,
+    /// newest first, with the last message and the unread count.
+    public func conversations(of me: UserID) async throws -> [Conversation] {
+        try await self.pool.read { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT m.*, u.id AS other_id, u.username, u.display_name,
+                       (SELECT count(*) FROM messages x WHERE x.recipient = :me AND x.sender = u.id AND x.read_at IS NULL) AS unread
+                FROM messages m
+                JOIN (SELECT CASE WHEN sender = :me THEN recipient ELSE sender END AS other, max(id) AS last_id
+                      FROM messages WHERE sender = :me OR recipient = :me GROUP BY other) c ON c.last_id = m.id
+                JOIN users u ON u.id = c.other
+                WHERE c.other NOT IN (SELECT blocked FROM blocks WHERE blocker = :me UNION SELECT blocker FROM blocks WHERE blocked = :me)
+                ORDER BY m.id DESC
+                """, arguments: ["me": me.rawValue])
+            return rows.map { row in
+                Conversation(with: UserSummary(id: UserID(row["other_id"] as Int64), username: row["username"], displayName: row["display_name"]),
+                             last: Self.message(row), unread: row["unread"])
+            }
+        }
+    }
+
+    /// One conversation, newest first; `before` pages by message id.
+    public func messages(of me: UserID, with other: UserID, limit: Int, before: Int64?) async throws -> [Message] {
+        try await self.pool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT * FROM messages WHERE ((sender = :me AND recipient = :other) OR (sender = :other AND recipient = :me)) AND id < :before
+                ORDER BY id DESC LIMIT :limit
+                """, arguments: ["me": me.rawValue, "other": other.rawValue, "before": before ?? Int64.max, "limit": limit]).map(Self.message)
+        }
+    }
+
+    /// Marks every message from `other` to `me` read. Returns how many were unread.
+    @discardableResult
+    public func markRead(of me: UserID, from other: UserID) async throws -> Int {
+        let now = self.now().timeIntervalSince1970
+        return try await self.pool.write { db in
+            try db.execute(sql: "UPDATE messages SET read_at = ? WHERE recipient = ? AND sender = ? AND read_at IS NULL",
+                           arguments: [now, me.rawValue, other.rawValue])
+            return db.changesCount
+        }
+    }
+
+    static func message(_ row: Row) -> Message {
+        Message(id: row["id"], sender: UserID(row["sender"] as Int64), recipient: UserID(row["recipient"] as Int64), body: row["body"],
+                sentAt: Date(timeIntervalSince1970: row["sent_at"]), readAt: (row["read_at"] as Double?).map(Date.init(timeIntervalSince1970:)))
+    }
+
+    /// Another user's public facts, for a friend's profile page.
+    public func userSummary(_ id: UserID) async throws -> (summary: UserSummary, bio: String, photo: Int64?)? {
+        try await self.pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT id, username, display_name, bio, photo_id FROM users WHERE id = ?", arguments: [id.rawValue]).map {
+                (Self.summary($0), $0["bio"], $0["photo_id"])
+            }
+        }
+    }
+}
