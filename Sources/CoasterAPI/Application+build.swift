@@ -17,6 +17,10 @@ public struct ServiceConfiguration: Sendable {
     public var location: LocationPolicy
     /// The clock every rule reads; tests move it.
     public var now: @Sendable () -> Date = Date.init
+    /// Metrics to record into (`serve` shares its registry with swift-metrics); a new one if `nil`.
+    public var metrics: ServiceMetrics?
+    /// Close a connection that sends nothing for this long (slow or dead clients).
+    public var idleTimeout: Duration = .seconds(30)
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, databasePath: String, seedParksDirectory: String? = nil,
@@ -40,6 +44,7 @@ public struct Service: Sendable {
     public let location: LocationPolicy
     public let people: People
     public let live: Live
+    public let metrics: ServiceMetrics
     public let now: @Sendable () -> Date
     let fixRates: RequestRates
     let nearbyRates: RequestRates
@@ -62,7 +67,8 @@ public struct Service: Sendable {
         let location = configuration.location
         return Service(
             store: store, fences: fences, sessions: sessions, accounts: Accounts(store: store, sessions: sessions),
-            location: location, people: people, live: Live(people: people, fences: fences, policy: location, now: now), now: now,
+            location: location, people: people, live: Live(people: people, fences: fences, policy: location, now: now),
+            metrics: configuration.metrics ?? ServiceMetrics(), now: now,
             fixRates: RequestRates(perSecond: location.fixRequestsPerSecond, burst: location.fixRequestBurst, now: now),
             nearbyRates: RequestRates(perSecond: location.nearbyRequestsPerSecond, burst: location.nearbyRequestBurst, now: now),
             messageRates: RequestRates(perSecond: 2, burst: 20, now: now))
@@ -90,9 +96,11 @@ public struct Service: Sendable {
 /// The router with every route of the service.
 public func buildRouter(_ service: Service) throws -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
+    router.add(middleware: RequestMetricsMiddleware(metrics: service.metrics))
     router.add(middleware: ProblemMiddleware())
     router.add(middleware: BearerAuthentication(sessions: service.sessions))
     router.addRoutes(HealthController(store: service.store, fences: service.fences).endpoints)
+    router.addRoutes(MetricsController(service: service).endpoints)
     router.addRoutes(try OpenAPIController.load().endpoints)
 
     let accounts = AccountsController(store: service.store, sessions: service.sessions, accounts: service.accounts, people: service.people,
@@ -104,6 +112,7 @@ public func buildRouter(_ service: Service) throws -> Router<AppRequestContext> 
     members.addRoutes(ParksController(store: service.store, fences: service.fences).endpoints)
     members.addRoutes(FriendsController(store: service.store, people: service.people, now: service.now).endpoints)
     members.addRoutes(FixesController(store: service.store, fences: service.fences, people: service.people, live: service.live,
+                                      metrics: service.metrics,
                                       policy: service.location,
                                       rates: service.fixRates).endpoints)
     members.addRoutes(WaitsController(store: service.store, fences: service.fences, live: service.live, policy: service.location,
@@ -115,7 +124,7 @@ public func buildRouter(_ service: Service) throws -> Router<AppRequestContext> 
                                        now: service.now).endpoints)
     members.addRoutes(RidesController(store: service.store, policy: service.location).endpoints)
     router.addRoutes(OwnTracksController(store: service.store, fences: service.fences, sessions: service.sessions, people: service.people,
-                                         live: service.live,
+                                         live: service.live, metrics: service.metrics,
                                          policy: service.location,
                                          rates: service.fixRates, now: service.now).endpoints)
 
@@ -137,7 +146,9 @@ public func buildApplication(_ configuration: ServiceConfiguration, service: Ser
         router: router,
         server: .http1WebSocketUpgrade(
             webSocketRouter: router,
-            configuration: HTTP1WebSocketUpgradeChannel.Configuration(ws: .init(autoPing: .enabled(timePeriod: .seconds(30))))),
+            configuration: HTTP1WebSocketUpgradeChannel.Configuration(
+                http1: .init(idleTimeout: .seconds(Int64(configuration.idleTimeout.components.seconds))),
+                ws: .init(autoPing: .enabled(timePeriod: .seconds(30))))),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "coasterlife"),
         logger: logger)
 }

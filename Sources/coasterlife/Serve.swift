@@ -1,7 +1,11 @@
 import ArgumentParser
 import CoasterAPI
+import CoasterStore
+import Foundation
 import Hummingbird
 import Logging
+import Metrics
+import Prometheus
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -13,30 +17,55 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
-    @Option(help: "Address to listen on.")
-    var host = "127.0.0.1"
+    @Option(help: "Address to listen on. Environment: COASTERLIFE_HOST.")
+    var host = Environment.value("COASTERLIFE_HOST") ?? "127.0.0.1"
 
-    @Option(help: "Port to listen on (0 picks a free one).")
-    var port = 8080
+    @Option(help: "Port to listen on (0 picks a free one). Environment: COASTERLIFE_PORT.")
+    var port = Environment.value("COASTERLIFE_PORT").flatMap(Int.init) ?? 8080
 
-    @Option(help: "Park files loaded into an empty database on first start; --parks '' for none.")
-    var parks = "data/parks"
+    @Option(help: "Park files loaded into an empty database on first start; --parks '' for none. Environment: COASTERLIFE_PARKS.")
+    var parks = Environment.value("COASTERLIFE_PARKS") ?? "data/parks"
 
-    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
-    var logLevel: Logger.Level = .info
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical. Environment: COASTERLIFE_LOG_LEVEL.")
+    var logLevel: Logger.Level = Environment.value("COASTERLIFE_LOG_LEVEL").flatMap(Logger.Level.init(rawValue:)) ?? .info
+
+    @Option(help: "bcrypt work factor for new passwords (4…31). Environment: COASTERLIFE_BCRYPT_COST.")
+    var bcryptCost = Environment.value("COASTERLIFE_BCRYPT_COST").flatMap(Int.init) ?? 12
+
+    @Option(help: "Seconds a connection may stay idle before it is closed. Environment: COASTERLIFE_IDLE_TIMEOUT.")
+    var idleTimeout = Environment.value("COASTERLIFE_IDLE_TIMEOUT").flatMap(Int.init) ?? 30
 
     func validate() throws {
         guard (0...65_535).contains(self.port) else { throw ValidationError("--port must be 0…65535") }
+        guard (4...31).contains(self.bcryptCost) else { throw ValidationError("--bcrypt-cost must be 4…31") }
+        guard (1...3600).contains(self.idleTimeout) else { throw ValidationError("--idle-timeout must be 1…3600 seconds") }
     }
 
     func run() async throws {
         var logger = Logger(label: "coasterlife")
         logger.logLevel = self.logLevel
-        let configuration = ServiceConfiguration(
+        // One registry for the service's own metrics and for anything using swift-metrics.
+        let metrics = ServiceMetrics()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics.registry))
+        var accounts = AccountPolicy()
+        accounts.bcryptCost = UInt8(self.bcryptCost)
+        var configuration = ServiceConfiguration(
             host: self.host, port: self.port, databasePath: self.database.database,
-            seedParksDirectory: self.parks.isEmpty ? nil : self.parks)
-        let app = try await buildApplication(configuration, logger: logger)
+            seedParksDirectory: self.parks.isEmpty ? nil : self.parks, accounts: accounts)
+        configuration.metrics = metrics
+        configuration.idleTimeout = .seconds(self.idleTimeout)
+        // Printed at start so an operator sees what is in force (there are no secrets among these).
+        logger.info("configuration", metadata: [
+            "database": "\(self.database.database)", "host": "\(self.host)", "port": "\(self.port)", "parks": "\(self.parks)",
+            "log_level": "\(self.logLevel)", "bcrypt_cost": "\(self.bcryptCost)", "idle_timeout_s": "\(self.idleTimeout)",
+        ])
+        let service = try await Service.open(configuration, logger: logger)
+        let app = try buildApplication(configuration, service: service, logger: logger)
+        // SIGTERM or SIGINT: stop accepting, drain in-flight requests and live sessions; every write
+        // was committed before its response, so closing the store is all that is left.
         try await app.runService()
+        try service.store.close()
+        logger.info("stopped cleanly")
     }
 }
 

@@ -150,3 +150,39 @@ struct APITests {
         }
     }
 }
+
+@Suite("Operations")
+struct OperationsTests {
+    @Test func metricsCountRequestsFixesAndSizes() async throws {
+        try await TestService.withApp { client in
+            let ann = try await client.register("ann")
+            _ = try await client.postFixes([fixJSON(41.4822, -82.6835, at: Date()), fixJSON(95, 0, at: Date())], as: ann)
+            _ = try await client.get("/v1/parks/atlantis", as: ann)
+            let response = try await client.execute(uri: "/metrics", method: .get)
+            #expect(response.status == .ok)
+            #expect(response.headers[.contentType]?.hasPrefix("text/plain") == true)
+            let text = String(buffer: response.body)
+            #expect(text.contains(#"coasterlife_http_requests_total{method="POST",route="/v1/fixes",status="200"} 1"#))
+            #expect(text.contains(#"route="/v1/parks/{parkId}",status="404""#))
+            #expect(text.contains(#"coasterlife_fixes_total{result="accepted",reason="",source="api"} 1"#))
+            #expect(text.contains(#"coasterlife_fixes_total{result="rejected",reason="invalid_coordinates",source="api"} 1"#))
+            #expect(text.contains(#"coasterlife_transitions_total{event="enter",kind="park"} 1"#))
+            #expect(text.contains("coasterlife_fence_parks_count 3"))
+            #expect(text.contains("coasterlife_http_request_duration_seconds_bucket"))
+            #expect(text.contains("coasterlife_store_write_duration_seconds_count{operation=\"fixes\"} 1"))
+        }
+    }
+
+    @Test func deeplyNestedJSONBodiesAreRefusedNotFatal() async throws {
+        try await TestService.withService { service, client in
+            let ann = try await client.register("ann")
+            let admin = try await service.admin("root", on: client)
+            let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+            let fixes = try await client.execute(uri: "/v1/fixes", method: .post, headers: ann.auth, body: ByteBuffer(string: deep))
+            #expect(fixes.status == .badRequest)
+            let park = try await client.execute(uri: "/v1/admin/parks/deep", method: .put, headers: admin.auth, body: ByteBuffer(string: deep))
+            #expect(park.status == .badRequest)
+            #expect(try await client.get("/health", as: nil).status == .ok)
+        }
+    }
+}

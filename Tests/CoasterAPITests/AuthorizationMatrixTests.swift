@@ -60,6 +60,7 @@ struct AuthorizationMatrixTests {
         Row(method: .get, path: "/health", outcomes: everyone(.ok)),
         Row(method: .get, path: "/ready", outcomes: everyone(.ok)),
         Row(method: .get, path: "/openapi.json", outcomes: everyone(.ok)),
+        Row(method: .get, path: "/metrics", outcomes: everyone(.ok)),
         Row(method: .post, path: "/v1/users", body: { caller, _ in ["username": caller + "x", "password": TestUser.password] },
             outcomes: everyone(.created)),
         Row(method: .post, path: "/v1/sessions", body: { _, target in ["username": target, "password": TestUser.password] },

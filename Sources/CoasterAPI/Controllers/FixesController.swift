@@ -10,6 +10,7 @@ struct FixesController {
     let fences: Fences
     let people: People
     let live: Live
+    let metrics: ServiceMetrics
     let policy: LocationPolicy
     let rates: RequestRates
 
@@ -44,8 +45,10 @@ struct FixesController {
             throw Problem.invalidField("/\(i)/id", "a client fix id has at most 64 bytes")
         }
         let pipeline = FixPipeline(policy: self.policy.fixes)
+        let start = ContinuousClock.now
         let batch = try await self.store.recordFixes(
             user: me.id, fixes, source: .api, pipeline: pipeline, checkins: self.policy.checkins, index: self.fences.index)
+        self.metrics.fixes(batch, source: "api", writeDuration: ContinuousClock.now - start)
         try await self.people.apply(me.id, batch)
         self.live.fixesRecorded(by: me.id, batch)
         return FixesResponse(fixes: fixes, results: batch.results)

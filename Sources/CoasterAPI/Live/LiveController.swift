@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import NIOWebSocket
+import ServiceLifecycle
 
 /// `GET /v1/live`: a WebSocket of friends' location changes and park transitions, after the
 /// privacy rules, with heartbeats. Authenticated by the bearer token of the upgrade request.
@@ -28,6 +29,8 @@ struct LiveController {
             defer { self.live.unsubscribe(me.id, id) }
             let seconds = Double(self.heartbeat.components.seconds) + Double(self.heartbeat.components.attoseconds) / 1e18
             try await outbound.write(.text(LiveMessage.hello(user: me.id, heartbeat: seconds).json))
+            // On SIGTERM the server drains: end this session so the drain can finish.
+            try await withGracefulShutdownHandler {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     for await message in stream { try await outbound.write(.text(message)) }
@@ -46,6 +49,9 @@ struct LiveController {
                 }
                 _ = try await group.next()
                 group.cancelAll()
+            }
+            } onGracefulShutdown: {
+                self.live.unsubscribe(me.id, id)
             }
         })
     }

@@ -19,6 +19,7 @@ struct OwnTracksController {
     let sessions: Sessions
     let people: People
     let live: Live
+    let metrics: ServiceMetrics
     let policy: LocationPolicy
     let rates: RequestRates
     let now: @Sendable () -> Date
@@ -57,8 +58,10 @@ struct OwnTracksController {
         guard acted else { return Self.json([]) }
         if !fixes.isEmpty {
             try self.rates.take(me.id, what: "fix")
+            let start = ContinuousClock.now
             let batch = try await self.store.recordFixes(user: me.id, fixes, source: .owntracks, pipeline: FixPipeline(policy: self.policy.fixes),
                                                          checkins: self.policy.checkins, index: self.fences.index)
+            self.metrics.fixes(batch, source: "owntracks", writeDuration: ContinuousClock.now - start)
             try await self.people.apply(me.id, batch)
             self.live.fixesRecorded(by: me.id, batch)
         }

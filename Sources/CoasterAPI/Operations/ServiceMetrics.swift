@@ -1,0 +1,80 @@
+import CoasterCore
+import CoasterStore
+import Foundation
+import Prometheus
+
+/// The service's Prometheus metrics (`GET /metrics`): one registry per service, so tests never
+/// share global state; `serve` also points swift-metrics at it.
+public final class ServiceMetrics: Sendable {
+    public let registry: PrometheusCollectorRegistry
+
+    static let latencyBuckets: [Duration] = [.microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2),
+                                             .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+                                             .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5)]
+
+    private static func name(_ subsystem: String?, _ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "coasterlife", subsystem: subsystem, metricName: metric, unitName: unit, helpText: help)
+    }
+
+    static var requests: MetricNameDescriptor { name("http", "requests", "total", "HTTP requests by method, route template and status.") }
+    static var requestDuration: MetricNameDescriptor { name("http", "request_duration", "seconds", "HTTP request latency by method and route template.") }
+    static var fixesTotal: MetricNameDescriptor { name(nil, "fixes", "total", "GPS fixes by result, rejection reason and source.") }
+    static var transitionsTotal: MetricNameDescriptor { name(nil, "transitions", "total", "Enter/exit transitions by event and fence kind.") }
+    static var storeWrites: MetricNameDescriptor { name("store", "write_duration", "seconds", "Time of store write transactions by operation.") }
+    static var fenceParks: MetricNameDescriptor { name("fence", "parks", "count", "Parks in the in-memory fence index.") }
+    static var fenceZones: MetricNameDescriptor { name("fence", "zones", "count", "Zones in the in-memory fence index.") }
+    static var fenceVertices: MetricNameDescriptor { name("fence", "vertices", "count", "Vertices in the in-memory fence index.") }
+    static var people: MetricNameDescriptor { name(nil, "people", "count", "Users in the live directory.") }
+    static var liveConnections: MetricNameDescriptor { name("live", "connections", "count", "Open /v1/live WebSocket connections.") }
+
+    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
+        self.registry = registry
+    }
+
+    /// One request: its count by method, route template and status, and its latency.
+    func request(method: String, route: String, status: Int, duration: Duration) {
+        self.registry.makeCounter(descriptor: Self.requests, labels: [("method", method), ("route", route), ("status", String(status))])
+            .increment()
+        self.registry.makeDurationHistogram(descriptor: Self.requestDuration, labels: [("method", method), ("route", route)],
+                                            buckets: Self.latencyBuckets).record(duration)
+    }
+
+    /// A fix batch: accepted and rejected by reason, transitions by event, and the write's time.
+    func fixes(_ batch: FixBatch, source: String, writeDuration: Duration) {
+        for result in batch.results {
+            switch result.decision {
+            case .accepted(_, let transitions):
+                self.registry.makeCounter(descriptor: Self.fixesTotal, labels: [("result", "accepted"), ("reason", ""), ("source", source)]).increment()
+                for t in transitions {
+                    self.registry.makeCounter(descriptor: Self.transitionsTotal,
+                                              labels: [("event", t.event.rawValue), ("kind", t.zoneKind?.rawValue ?? "park")]).increment()
+                }
+            case .rejected(let reason):
+                self.registry.makeCounter(descriptor: Self.fixesTotal, labels: [("result", "rejected"), ("reason", reason.rawValue), ("source", source)])
+                    .increment()
+            }
+        }
+        self.storeWrite("fixes", writeDuration)
+    }
+
+    func storeWrite(_ operation: String, _ duration: Duration) {
+        self.registry.makeDurationHistogram(descriptor: Self.storeWrites, labels: [("operation", operation)],
+                                            buckets: Self.latencyBuckets).record(duration)
+    }
+
+    /// Sizes read when `/metrics` is scraped.
+    func gauges(index: FenceIndex, people: Int, liveConnections: Int) {
+        self.registry.makeGauge(descriptor: Self.fenceParks).set(Double(index.parkCount))
+        self.registry.makeGauge(descriptor: Self.fenceZones).set(Double(index.zoneCount))
+        self.registry.makeGauge(descriptor: Self.fenceVertices).set(Double(index.vertexCount))
+        self.registry.makeGauge(descriptor: Self.people).set(Double(people))
+        self.registry.makeGauge(descriptor: Self.liveConnections).set(Double(liveConnections))
+    }
+
+    /// The text exposition format.
+    func render() -> [UInt8] {
+        var buffer: [UInt8] = []
+        self.registry.emit(into: &buffer)
+        return buffer
+    }
+}

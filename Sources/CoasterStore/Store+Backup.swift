@@ -1,0 +1,64 @@
+import Foundation
+import GRDB
+
+/// What a backup wrote.
+public struct BackupSummary: Sendable {
+    public var path: String
+    public var bytes: Int
+    public var photos: Int
+    public var seconds: Double
+}
+
+extension Store {
+    /// A consistent copy of the database at `destination`, taken while the service keeps serving:
+    /// SQLite's online backup API copies a snapshot, the copy is checked (`PRAGMA integrity_check`)
+    /// before it is moved into place, then the photo files it references are copied beside it.
+    public func backup(to destination: String) async throws -> BackupSummary {
+        let start = Date()
+        let fm = FileManager.default
+        let target = URL(fileURLWithPath: destination)
+        try fm.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let temporary = target.deletingLastPathComponent().appendingPathComponent(".\(target.lastPathComponent).\(UUID().uuidString).partial")
+        defer { try? fm.removeItem(at: temporary) }
+        let copy = try DatabaseQueue(path: temporary.path)
+        try self.pool.backup(to: copy)
+        let check = try await copy.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+        guard check == ["ok"] else { throw StoreError.cannotOpen(path: destination, reason: "the copy failed its integrity check: \(check.prefix(3))") }
+        let photos = try await copy.read { db in
+            try Row.fetchAll(db, sql: "SELECT DISTINCT sha256, format FROM photos").map { ($0["sha256"] as String, $0["format"] as String) }
+        }
+        try copy.close()
+        if fm.fileExists(atPath: target.path) { try fm.removeItem(at: target) }
+        try fm.moveItem(at: temporary, to: target)
+        let photoTarget = target.deletingLastPathComponent().appendingPathComponent("photos", isDirectory: true)
+        var copied = 0
+        for (sha, format) in photos {
+            let ext = format == "jpeg" ? "jpg" : format
+            let from = self.photoDirectory.appendingPathComponent(String(sha.prefix(2))).appendingPathComponent("\(sha).\(ext)")
+            let to = photoTarget.appendingPathComponent(String(sha.prefix(2))).appendingPathComponent("\(sha).\(ext)")
+            guard from.standardizedFileURL != to.standardizedFileURL, !fm.fileExists(atPath: to.path), fm.fileExists(atPath: from.path) else { continue }
+            try fm.createDirectory(at: to.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try fm.copyItem(at: from, to: to)
+            copied += 1
+        }
+        let size = (try? fm.attributesOfItem(atPath: target.path)[.size] as? Int) ?? 0
+        return BackupSummary(path: target.path, bytes: size, photos: copied, seconds: Date().timeIntervalSince(start))
+    }
+
+    /// `PRAGMA integrity_check` of the live database: `["ok"]` when healthy.
+    public func integrityCheck() async throws -> [String] {
+        try await self.pool.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+    }
+
+    /// Row counts of the tables that hold users' writes, for comparing a backup with its source.
+    public func tableCounts() async throws -> [String: Int] {
+        try await self.pool.read { db in
+            var counts: [String: Int] = [:]
+            for table in ["parks", "zones", "rides", "users", "sessions", "friendships", "fixes", "transitions", "visits", "ride_logs",
+                          "wait_reports", "status_reports", "posted_waits", "photos", "tallies", "badges", "messages"] {
+                counts[table] = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)") ?? 0
+            }
+            return counts
+        }
+    }
+}
