@@ -197,8 +197,9 @@ extension Store {
             try Self.tally(user: user, ride: ride, at: now, db)
             try db.execute(sql: "INSERT INTO ride_logs (user_id, ride_id, visit_id, ridden_at) VALUES (?, ?, ?, ?)",
                            arguments: [user.rawValue, rideID.rawValue, visit.id, now.timeIntervalSince1970])
-            try Self.awardBadges(user, at: now, db)
+            // Read the id before anything else inserts (a badge) and moves lastInsertedRowID.
             let entry = RideLogEntry(id: db.lastInsertedRowID, ride: rideID, rideName: ride.name, park: ride.park, riddenAt: now)
+            try Self.awardBadges(user, at: now, db)
             let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM ride_logs WHERE user_id = ? AND ride_id = ?",
                                          arguments: [user.rawValue, rideID.rawValue]) ?? 0
             return .success((entry, count))

@@ -40,6 +40,10 @@ struct FixTests {
             let first = try await client.send(.post, "/v1/rides/cedar-point.millennium-force/rides", as: ann)
             #expect(first.status == .created)
             #expect(try json(first.body)["count"] as? Int == 1)
+            // The first ride also earns badges: the id returned must still be the ride log's.
+            let loggedID = try #require((try json(first.body)["log"] as? [String: Any])?["id"] as? Int)
+            let listed = try json(try await client.get("/v1/me/rides", as: ann).body)["rides"] as? [[String: Any]]
+            #expect(listed?.first?["id"] as? Int == loggedID)
             clock.advance(30)
             let tooSoon = try await client.send(.post, "/v1/rides/cedar-point.millennium-force/rides", as: ann)
             let problem = try expectProblem(tooSoon, .tooManyRequests, .rideCooldown)
