@@ -35,10 +35,17 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds a connection may stay idle before it is closed. Environment: COASTERLIFE_IDLE_TIMEOUT.")
     var idleTimeout = Environment.value("COASTERLIFE_IDLE_TIMEOUT").flatMap(Int.init) ?? 30
 
+    @Option(help: "Fix requests per user per second, sustained (bursts of 6 s worth). Environment: COASTERLIFE_FIX_RATE.")
+    var fixRate = Environment.value("COASTERLIFE_FIX_RATE").flatMap(Double.init) ?? 5
+
+    @Option(help: "Nearby queries per user per second, sustained (bursts of 20 s worth, at least 10). Environment: COASTERLIFE_NEARBY_RATE.")
+    var nearbyRate = Environment.value("COASTERLIFE_NEARBY_RATE").flatMap(Double.init) ?? 0.5
+
     func validate() throws {
         guard (0...65_535).contains(self.port) else { throw ValidationError("--port must be 0…65535") }
         guard (4...31).contains(self.bcryptCost) else { throw ValidationError("--bcrypt-cost must be 4…31") }
         guard (1...3600).contains(self.idleTimeout) else { throw ValidationError("--idle-timeout must be 1…3600 seconds") }
+        guard self.fixRate > 0, self.nearbyRate > 0 else { throw ValidationError("--fix-rate and --nearby-rate must be positive") }
     }
 
     func run() async throws {
@@ -54,10 +61,15 @@ struct Serve: AsyncParsableCommand {
             seedParksDirectory: self.parks.isEmpty ? nil : self.parks, accounts: accounts)
         configuration.metrics = metrics
         configuration.idleTimeout = .seconds(self.idleTimeout)
+        configuration.location.fixRequestsPerSecond = self.fixRate
+        configuration.location.fixRequestBurst = max(1, Int(self.fixRate * 6))
+        configuration.location.nearbyRequestsPerSecond = self.nearbyRate
+        configuration.location.nearbyRequestBurst = max(10, Int(self.nearbyRate * 20))
         // Printed at start so an operator sees what is in force (there are no secrets among these).
         logger.info("configuration", metadata: [
             "database": "\(self.database.database)", "host": "\(self.host)", "port": "\(self.port)", "parks": "\(self.parks)",
             "log_level": "\(self.logLevel)", "bcrypt_cost": "\(self.bcryptCost)", "idle_timeout_s": "\(self.idleTimeout)",
+            "fix_rate": "\(self.fixRate)", "nearby_rate": "\(self.nearbyRate)",
         ])
         let service = try await Service.open(configuration, logger: logger)
         let app = try buildApplication(configuration, service: service, logger: logger)
