@@ -12,7 +12,8 @@ let package = Package(
     name: "coasterlife",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "coasterlife", targets: ["coasterlife"])
+        .executable(name: "coasterlife", targets: ["coasterlife"]),
+        .executable(name: "coasterbench", targets: ["coasterbench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", exact: "2.28.1"),
@@ -80,6 +81,10 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
+            swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "coasterbench",
+            dependencies: ["CoasterCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "CoasterCoreTests",

@@ -96,9 +96,13 @@ public struct NearbyRules: Sendable {
             return .failure(.noRecentFix)
         }
         let myParks = viewer.visiting(at: now, timeout: self.visitTimeout)
+        // A conservative box around the viewer: anything outside it is farther than the radius,
+        // even snapped, so the exact (and costlier) geodesic distance is skipped for it.
+        let reach = Geodesy.boundingBox(center: mine.position, radius: radius + ApproximateGrid.cellRadius * 1.5)
         var out: [NearbyPerson] = []
         for id in viewer.friends where !viewer.blocks.contains(id) {
             guard let friend = people(id), friend.friends.contains(viewer.id), let fix = friend.latest else { continue }
+            if !reach.contains(fix.position), myParks.isDisjoint(with: friend.visits.keys) { continue }
             let visiting = friend.visiting(at: now, timeout: self.visitTimeout)
             guard let shared = self.privacy.view(fix, sharing: friend.sharing, visiting: visiting, viewer: viewer.id,
                                                  relationship: .friends, now: now)

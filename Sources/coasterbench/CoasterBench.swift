@@ -1,0 +1,124 @@
+import ArgumentParser
+import CoasterCore
+import Foundation
+
+@main
+struct CoasterBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "coasterbench",
+        abstract: "Engine-level benchmarks of CoasterLife, in process, on a generated world (tools/bench).",
+        discussion: """
+            Generates the benchmark world for each user count (deterministic from --seed), then times the \
+            fence lookup (point → park and zones), the nearby query (a user → friends within 500 m), the \
+            fix pipeline's decide step and the wait estimator: calls per second and p50/p99 per call, each \
+            for a bounded number of calls. Build with -c release.
+            """)
+
+    @Option(help: "User counts, comma-separated.")
+    var users = "10000,100000"
+
+    @Option(help: "Workload seed.")
+    var seed: UInt64 = 20_261_121
+
+    @Option(help: "Calls per measurement.")
+    var calls = 100_000
+
+    func run() throws {
+        print("| users | operation | calls/s | p50 µs | p99 µs | note |")
+        print("|---|---|---|---|---|---|")
+        for count in self.users.split(separator: ",").compactMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) {
+            let start = Date()
+            let w = Workload.make(users: count, seed: self.seed)
+            let built = Date().timeIntervalSince(start)
+            let index = try FenceIndex(parks: w.parks, zones: w.zones)
+            let rss = Self.rssMiB()
+            let friends = w.people.values.reduce(0) { $0 + $1.friends.count } / max(1, w.people.count)
+            print("| \(count) | world | | | | \(w.parks.count) parks, \(w.zones.count) ride zones, \(friends) friends/user avg, generated in \(String(format: "%.1f", built)) s; RSS \(rss) MiB |")
+
+            var i = 0
+            let probes = w.probes
+            let fence = Self.measure(self.calls) {
+                let p = probes[i % probes.count]
+                i += 1
+                return index.locate(Coordinate(lat: p.lat, lon: p.lon), accuracy: p.accuracy!).count
+            }
+            print("| \(count) | fence lookup, accuracy 10 m | \(fence.rate) | \(fence.p50) | \(fence.p99) | 55 % in ride zones |")
+
+            let rules = NearbyRules()
+            let ids = Array(w.people.keys).sorted()
+            var g = Seeded(self.seed &+ 1)
+            let askers = (0..<10_000).map { _ in ids.randomElement(using: &g)! }
+            var j = 0
+            var found = 0
+            let nearby = Self.measure(min(self.calls, 50_000)) {
+                let viewer = w.people[askers[j % askers.count]]!
+                j += 1
+                guard case .success(let list) = rules.friendsNearby(viewer: viewer, people: { w.people[$0] }, radius: 500, now: Date(), index: index)
+                else { return 0 }
+                found += list.count
+                return list.count
+            }
+            print("| \(count) | nearby friends, 500 m | \(nearby.rate) | \(nearby.p50) | \(nearby.p99) | \(String(format: "%.1f", Double(found) / Double(nearby.calls))) friends found per query |")
+
+            let pipeline = FixPipeline()
+            var state = TrackState()
+            var k = 0
+            let decide = Self.measure(self.calls) {
+                let p = probes[k % probes.count]
+                k += 1
+                state = TrackState()
+                var fix = p
+                fix.recordedAt = Date()
+                if case .accepted = pipeline.process(fix, state: &state, index: index, now: Date()) { return 1 }
+                return 0
+            }
+            print("| \(count) | fix pipeline decide | \(decide.rate) | \(decide.p50) | \(decide.p99) | plausibility + locate + transitions |")
+
+            let estimator = WaitEstimator()
+            let now = Date()
+            let observations = (0..<20).map { n in
+                WaitObservation(user: UserID(Int64(n)), minutes: Double(30 + n % 7), at: now.addingTimeInterval(-Double(n) * 120), source: .crowd)
+            }
+            let model = PostedModel(intercept: 3, slope: 0.7, pairs: 100, lowFactor: 0.8, highFactor: 1.2)
+            let estimate = Self.measure(self.calls) {
+                Int(estimator.estimate(observations: observations, posted: PostedWait(minutes: 45, at: now), model: model, now: now).minutes ?? 0)
+            }
+            print("| \(count) | wait estimator, 20 reports | \(estimate.rate) | \(estimate.p50) | \(estimate.p99) | |")
+        }
+    }
+
+    struct Result {
+        var calls: Int
+        var rate: String
+        var p50: String
+        var p99: String
+    }
+
+    /// Times `calls` calls one by one; the sink keeps the optimiser from deleting the work.
+    static func measure(_ calls: Int, _ body: () -> Int) -> Result {
+        var durations: [Double] = []
+        durations.reserveCapacity(calls)
+        var sink = 0
+        let clock = ContinuousClock()
+        let total = clock.measure {
+            for _ in 0..<calls {
+                let t0 = clock.now
+                sink &+= body()
+                let d = clock.now - t0
+                durations.append(Double(d.components.attoseconds) / 1e12 + Double(d.components.seconds) * 1e6)
+            }
+        }
+        if sink == Int.min { print(sink) }
+        durations.sort()
+        let seconds = Double(total.components.seconds) + Double(total.components.attoseconds) / 1e18
+        return Result(calls: calls, rate: String(format: "%.0f", Double(calls) / seconds),
+                      p50: String(format: "%.2f", durations[calls / 2]), p99: String(format: "%.2f", durations[calls * 99 / 100]))
+    }
+
+    static func rssMiB() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let kib = Int(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
+        return kib / 1024
+    }
+}

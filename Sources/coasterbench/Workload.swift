@@ -1,0 +1,143 @@
+import CoasterCore
+import Foundation
+
+/// SplitMix64: the workload is the same for the same seed on every machine.
+struct Seeded: RandomNumberGenerator {
+    var state: UInt64
+    init(_ seed: UInt64) { self.state = seed }
+    mutating func next() -> UInt64 {
+        self.state &+= 0x9E37_79B9_7F4A_7C15
+        var z = self.state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// The benchmark's world (issue "Benchmarks"): 50 star-shaped parks over the continental US,
+/// 100–300 vertices, 0.35–2 km across, each with 20–60 non-overlapping ride zones of 9–25
+/// vertices and 20–90 m across; users placed 70 % in parks in groups, 15 % a few km from one,
+/// 15 % anywhere; a symmetric friend graph of about 50 friends each.
+struct Workload {
+    var parks: [Park] = []
+    var zones: [Zone] = []
+    /// Ride-zone centres per park, to place people near rides.
+    var rideCentres: [[Coordinate]] = []
+    var people: [UserID: PersonState] = [:]
+    var probes: [IncomingFix] = []
+
+    static func circle(_ c: Coordinate, radius: Double, vertices: Int, jitter: Double, _ g: inout Seeded) -> [Coordinate] {
+        let (dLat, dLon) = Geodesy.degreesPerMetre(at: c.lat)
+        var ring = (0..<vertices).map { i -> Coordinate in
+            let theta = 2 * Double.pi * Double(i) / Double(vertices)
+            // Alternate long and short rays for a star; jitter keeps it irregular.
+            let r = radius * ((i % 2 == 0 ? 1.0 : 0.78) - jitter * Double.random(in: 0...1, using: &g))
+            return Coordinate(lat: c.lat + r * cos(theta) * dLat, lon: c.lon + r * sin(theta) * dLon)
+        }
+        ring.append(ring[0])
+        return ring
+    }
+
+    static func make(users: Int, seed: UInt64, parks parkCount: Int = 50) -> Workload {
+        var g = Seeded(seed)
+        var w = Workload()
+        for p in 0..<parkCount {
+            let centre = Coordinate(lat: Double.random(in: 27...47, using: &g), lon: Double.random(in: -122 ... -70, using: &g))
+            let radius = Double.random(in: 175...1000, using: &g)
+            let id = ParkID(rawValue: "park-\(p)")
+            let boundary = circle(centre, radius: radius, vertices: Int.random(in: 100...300, using: &g) / 2 * 2, jitter: 0.05, &g)
+            w.parks.append(Park(id: id, name: "Park \(p)", timeZone: "UTC", attribution: nil,
+                                boundary: MultiPolygon(polygons: [Polygon(rings: [boundary])])))
+            var centres: [(Coordinate, Double)] = []
+            let want = Int.random(in: 20...60, using: &g)
+            var attempts = 0
+            while centres.count < want && attempts < 5_000 {
+                attempts += 1
+                let r = Double.random(in: 10...45, using: &g)
+                let c = Geodesy.destination(from: centre, azimuth: Double.random(in: 0..<360, using: &g),
+                                            distance: Double.random(in: 0...(radius * 0.6), using: &g))
+                guard centres.allSatisfy({ Geodesy.distance($0.0, c) > $0.1 + r + 2 }) else { continue }
+                centres.append((c, r))
+                let ring = circle(c, radius: r, vertices: Int.random(in: 9...25, using: &g), jitter: 0.0, &g)
+                let rideID = RideID(park: id, slug: "ride-\(centres.count)")
+                w.zones.append(Zone(id: ZoneID(rawValue: rideID.rawValue), park: id, kind: .ride, name: "Ride \(centres.count)", ride: rideID,
+                                    area: MultiPolygon(polygons: [Polygon(rings: [ring])])))
+            }
+            w.rideCentres.append(centres.map(\.0))
+        }
+        // People: 70 % in parks in groups of 1–6, 15 % within a few km of a park, 15 % anywhere.
+        let now = Date()
+        var groupsByPark: [[[UserID]]] = Array(repeating: [], count: parkCount)
+        var outside: [UserID] = []
+        var id: Int64 = 1
+        while id <= Int64(users) {
+            let roll = Double.random(in: 0..<1, using: &g)
+            if roll < 0.7 {
+                let p = Int.random(in: 0..<parkCount, using: &g)
+                let size = min(Int.random(in: 1...6, using: &g), users - Int(id) + 1)
+                let nearRide = Bool.random(using: &g)
+                let anchor = nearRide
+                    ? w.rideCentres[p].randomElement(using: &g)!
+                    : Geodesy.destination(from: w.parks[p].boundary.boundingBox!.center, azimuth: Double.random(in: 0..<360, using: &g),
+                                          distance: Double.random(in: 0...150, using: &g))
+                var group: [UserID] = []
+                for _ in 0..<size {
+                    let at = Geodesy.destination(from: anchor, azimuth: Double.random(in: 0..<360, using: &g), distance: Double.random(in: 0...5, using: &g))
+                    w.people[UserID(id)] = PersonState(id: UserID(id), username: "u\(id)", displayName: "User \(id)",
+                        latest: AcceptedFix(position: at, accuracy: 8, recordedAt: now.addingTimeInterval(-60)),
+                        visits: [w.parks[p].id: now])
+                    group.append(UserID(id))
+                    id += 1
+                }
+                groupsByPark[p].append(group)
+            } else {
+                let at = roll < 0.85
+                    ? Geodesy.destination(from: w.parks[Int.random(in: 0..<parkCount, using: &g)].boundary.boundingBox!.center,
+                                          azimuth: Double.random(in: 0..<360, using: &g), distance: Double.random(in: 2_000...8_000, using: &g))
+                    : Coordinate(lat: Double.random(in: 25...49, using: &g), lon: Double.random(in: -124 ... -67, using: &g))
+                w.people[UserID(id)] = PersonState(id: UserID(id), username: "u\(id)", displayName: "User \(id)",
+                    latest: AcceptedFix(position: at, accuracy: 15, recordedAt: now.addingTimeInterval(-60)))
+                outside.append(UserID(id))
+                id += 1
+            }
+        }
+        // Friends: group members, then ties mostly in the same park community, to about 50 each.
+        func link(_ a: UserID, _ b: UserID) {
+            guard a != b else { return }
+            w.people[a]?.friends.insert(b)
+            w.people[b]?.friends.insert(a)
+        }
+        for p in 0..<parkCount {
+            let community = groupsByPark[p].flatMap { $0 }
+            for group in groupsByPark[p] {
+                for a in group { for b in group { link(a, b) } }
+                for member in group where community.count > 1 {
+                    for _ in 0..<21 { link(member, community.randomElement(using: &g)!) }
+                }
+            }
+        }
+        let everyone = Array(w.people.keys)
+        for member in everyone where (w.people[member]?.friends.count ?? 0) < 45 {
+            for _ in 0..<(50 - (w.people[member]?.friends.count ?? 0)) / 2 + 1 { link(member, everyone.randomElement(using: &g)!) }
+        }
+        // 100k probe fixes: 55 % in a ride zone, 25 % elsewhere in a park, 10 % just outside a fence, 10 % anywhere.
+        for _ in 0..<100_000 {
+            let roll = Double.random(in: 0..<1, using: &g)
+            let p = Int.random(in: 0..<parkCount, using: &g)
+            let c: Coordinate
+            if roll < 0.55 {
+                c = Geodesy.destination(from: w.rideCentres[p].randomElement(using: &g)!, azimuth: Double.random(in: 0..<360, using: &g), distance: 5)
+            } else if roll < 0.8 {
+                c = Geodesy.destination(from: w.parks[p].boundary.boundingBox!.center, azimuth: Double.random(in: 0..<360, using: &g),
+                                        distance: Double.random(in: 0...150, using: &g))
+            } else if roll < 0.9 {
+                let vertex = w.parks[p].boundary.polygons[0].exterior.randomElement(using: &g)!
+                c = Geodesy.destination(from: vertex, azimuth: Double.random(in: 0..<360, using: &g), distance: 15)
+            } else {
+                c = Coordinate(lat: Double.random(in: 25...49, using: &g), lon: Double.random(in: -124 ... -67, using: &g))
+            }
+            w.probes.append(IncomingFix(lat: c.lat, lon: c.lon, accuracy: 10, recordedAt: now))
+        }
+        return w
+    }
+}
