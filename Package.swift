@@ -84,7 +84,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .executableTarget(
             name: "coasterbench",
-            dependencies: ["CoasterCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["CoasterAPI", "CoasterStore", "CoasterCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "CoasterCoreTests",

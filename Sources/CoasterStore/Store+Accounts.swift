@@ -178,13 +178,17 @@ extension Store {
             sharing: try Self.sharing(row, db), discoverable: row["discoverable"])
     }
 
-    static func sharing(_ user: Row, _ db: Database) throws -> SharingSettings {
-        let ghost: GhostMode
-        switch user["ghost"] as String {
-        case "on": ghost = .on
-        case "until": ghost = .until(Date(timeIntervalSince1970: user["ghost_until"] ?? 0))
-        default: ghost = .off
+    /// Ghost mode from a users row's `ghost` and `ghost_until` columns.
+    static func ghostMode(_ row: Row) -> GhostMode {
+        switch row["ghost"] as String {
+        case "on": .on
+        case "until": .until(Date(timeIntervalSince1970: row["ghost_until"] ?? 0))
+        default: .off
         }
+    }
+
+    static func sharing(_ user: Row, _ db: Database) throws -> SharingSettings {
+        let ghost = Self.ghostMode(user)
         var overrides: [UserID: SharingOverride] = [:]
         for row in try Row.fetchAll(db, sql: "SELECT friend_id, precision, hidden FROM sharing_overrides WHERE user_id = ?",
                                     arguments: [user["id"] as Int64]) {

@@ -235,13 +235,8 @@ extension Store {
 
     public func riderStats(of user: UserID) async throws -> RiderStats {
         try await self.pool.read { db in
-            let row = try Row.fetchOne(db, sql: """
-                SELECT count(*) AS total, count(DISTINCT l.ride_id) AS distinct_rides,
-                       count(DISTINCT CASE WHEN r.type = 'coaster' THEN l.ride_id END) AS credits
-                FROM ride_logs l JOIN rides r ON r.id = l.ride_id WHERE l.user_id = ?
-                """, arguments: [user.rawValue])!
-            let parks = try Int.fetchOne(db, sql: "SELECT count(DISTINCT park_id) FROM visits WHERE user_id = ?", arguments: [user.rawValue]) ?? 0
-            return RiderStats(totalRides: row["total"], distinctRides: row["distinct_rides"], coasterCredits: row["credits"], parksVisited: parks)
+            let f = try Self.riderFacts(user, db)
+            return RiderStats(totalRides: f.totalRides, distinctRides: f.distinctRides, coasterCredits: f.coasterCredits, parksVisited: f.parksVisited)
         }
     }
 

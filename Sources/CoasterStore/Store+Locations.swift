@@ -34,12 +34,7 @@ extension Store {
                 ORDER BY u.id
                 """, arguments: ["me": viewer.rawValue, "since": since])
             return rows.map { row in
-                let ghost: GhostMode
-                switch row["ghost"] as String {
-                case "on": ghost = .on
-                case "until": ghost = .until(Date(timeIntervalSince1970: row["ghost_until"] ?? 0))
-                default: ghost = .off
-                }
+                let ghost = Self.ghostMode(row)
                 var overrides: [UserID: SharingOverride] = [:]
                 if let hidden = row["override_hidden"] as Bool? {
                     overrides[viewer] = SharingOverride(

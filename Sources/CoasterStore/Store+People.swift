@@ -17,12 +17,7 @@ extension Store {
                 FROM users u LEFT JOIN track_state t ON t.user_id = u.id WHERE \(filter("u.id"))
                 """) {
                 let id = UserID(row["id"] as Int64)
-                let ghost: GhostMode
-                switch row["ghost"] as String {
-                case "on": ghost = .on
-                case "until": ghost = .until(Date(timeIntervalSince1970: row["ghost_until"] ?? 0))
-                default: ghost = .off
-                }
+                let ghost = Self.ghostMode(row)
                 let latest: AcceptedFix? = (row["recorded_at"] as Double?).map {
                     AcceptedFix(position: Coordinate(lat: row["lat"], lon: row["lon"]), accuracy: row["accuracy"], recordedAt: Date(timeIntervalSince1970: $0))
                 }

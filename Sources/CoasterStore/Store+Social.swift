@@ -274,8 +274,8 @@ extension Store {
         }
     }
 
-    /// Awards every badge the rider's facts now earn and they do not have yet.
-    static func awardBadges(_ user: UserID, at: Date, _ db: Database) throws {
+    /// A rider's facts, for badge rules.
+    static func riderFacts(_ user: UserID, _ db: Database) throws -> RiderFacts {
         let row = try Row.fetchOne(db, sql: """
             SELECT count(*) AS total, count(DISTINCT l.ride_id) AS distinct_rides,
                    count(DISTINCT CASE WHEN r.type = 'coaster' THEN l.ride_id END) AS credits
@@ -284,8 +284,13 @@ extension Store {
         let most = try Int.fetchOne(db, sql: "SELECT max(n) FROM (SELECT count(*) AS n FROM ride_logs WHERE user_id = ? GROUP BY ride_id)",
                                     arguments: [user.rawValue]) ?? 0
         let parks = try Int.fetchOne(db, sql: "SELECT count(DISTINCT park_id) FROM visits WHERE user_id = ?", arguments: [user.rawValue]) ?? 0
-        let facts = RiderFacts(totalRides: row["total"], coasterCredits: row["credits"], parksVisited: parks, mostRidesOfOneRide: most,
-                               distinctRides: row["distinct_rides"])
+        return RiderFacts(totalRides: row["total"], coasterCredits: row["credits"], parksVisited: parks, mostRidesOfOneRide: most,
+                          distinctRides: row["distinct_rides"])
+    }
+
+    /// Awards every badge the rider's facts now earn and they do not have yet.
+    static func awardBadges(_ user: UserID, at: Date, _ db: Database) throws {
+        let facts = try Self.riderFacts(user, db)
         let earned = Set(try String.fetchAll(db, sql: "SELECT badge_id FROM badges WHERE user_id = ?", arguments: [user.rawValue]))
         for badge in Badge.newlyEarned(facts, earned: earned) {
             try db.execute(sql: "INSERT OR IGNORE INTO badges (user_id, badge_id, earned_at) VALUES (?, ?, ?)",
@@ -300,16 +305,7 @@ extension Store {
             for row in try Row.fetchAll(db, sql: "SELECT badge_id, earned_at FROM badges WHERE user_id = ?", arguments: [user.rawValue]) {
                 earned[row["badge_id"]] = Date(timeIntervalSince1970: row["earned_at"])
             }
-            let row = try Row.fetchOne(db, sql: """
-                SELECT count(*) AS total, count(DISTINCT l.ride_id) AS distinct_rides,
-                       count(DISTINCT CASE WHEN r.type = 'coaster' THEN l.ride_id END) AS credits
-                FROM ride_logs l JOIN rides r ON r.id = l.ride_id WHERE l.user_id = ?
-                """, arguments: [user.rawValue])!
-            let most = try Int.fetchOne(db, sql: "SELECT max(n) FROM (SELECT count(*) AS n FROM ride_logs WHERE user_id = ? GROUP BY ride_id)",
-                                        arguments: [user.rawValue]) ?? 0
-            let parks = try Int.fetchOne(db, sql: "SELECT count(DISTINCT park_id) FROM visits WHERE user_id = ?", arguments: [user.rawValue]) ?? 0
-            let facts = RiderFacts(totalRides: row["total"], coasterCredits: row["credits"], parksVisited: parks, mostRidesOfOneRide: most,
-                                   distinctRides: row["distinct_rides"])
+            let facts = try Self.riderFacts(user, db)
             return (Badge.all.compactMap { b in earned[b.id].map { EarnedBadge(badge: b, earnedAt: $0) } }, facts)
         }
     }

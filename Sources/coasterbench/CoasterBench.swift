@@ -3,10 +3,17 @@ import CoasterCore
 import Foundation
 
 @main
-struct CoasterBench: ParsableCommand {
+struct CoasterBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "coasterbench",
-        abstract: "Engine-level benchmarks of CoasterLife, in process, on a generated world (tools/bench).",
+        abstract: "Benchmarks of CoasterLife on a generated world (tools/bench).",
+        subcommands: [Engine.self, Load.self],
+        defaultSubcommand: Engine.self)
+}
+
+struct Engine: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Engine-level benchmarks, in process.",
         discussion: """
             Generates the benchmark world for each user count (deterministic from --seed), then times the \
             fence lookup (point → park and zones), the nearby query (a user → friends within 500 m), the \

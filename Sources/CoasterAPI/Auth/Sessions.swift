@@ -177,7 +177,7 @@ public final class Sessions: Sendable {
     }
 
     /// `cl_` and 43 base64url characters: 256 bits from the system's CSPRNG.
-    static func newToken() -> String {
+    public static func newToken() -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let base64 = Data(bytes).base64EncodedString()
@@ -185,7 +185,7 @@ public final class Sessions: Sendable {
         return "cl_" + base64
     }
 
-    static func hash(_ token: String) -> Data {
+    public static func hash(_ token: String) -> Data {
         Data(SHA256.hash(data: Data(token.utf8)))
     }
 }

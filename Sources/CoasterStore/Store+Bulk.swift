@@ -1,0 +1,79 @@
+import CoasterCore
+import Foundation
+import GRDB
+
+/// One user of a bulk load (benchmarks, migrations from the old backend).
+public struct BulkUser: Sendable {
+    public var id: UserID
+    public var username: String
+    public var displayName: String
+    public var passwordHash: String
+    public var latest: AcceptedFix?
+    public var zones: [ZoneID]
+    /// Parks the user is on a visit to, with the visit's last evidence.
+    public var visits: [(ParkID, Date)]
+    /// A session to create, by token hash.
+    public var tokenHash: Data?
+
+    public init(id: UserID, username: String, displayName: String, passwordHash: String, latest: AcceptedFix?, zones: [ZoneID],
+                visits: [(ParkID, Date)], tokenHash: Data?) {
+        self.id = id
+        self.username = username
+        self.displayName = displayName
+        self.passwordHash = passwordHash
+        self.latest = latest
+        self.zones = zones
+        self.visits = visits
+        self.tokenHash = tokenHash
+    }
+}
+
+extension Store {
+    /// Writes users, their latest positions, visits, sessions and friendships straight into the
+    /// store, in transactions of `chunk` users: for loading a generated world or an export, not for
+    /// serving requests (no validation beyond the schema's).
+    public func bulkLoad(users: [BulkUser], friendships: [(UserID, UserID)], chunk: Int = 50_000,
+                         progress: (@Sendable (String) -> Void)? = nil) async throws {
+        let now = self.now().timeIntervalSince1970
+        for start in stride(from: 0, to: users.count, by: chunk) {
+            let slice = Array(users[start..<min(start + chunk, users.count)])
+            try await self.pool.write { db in
+                let user = try db.cachedStatement(sql: """
+                    INSERT INTO users (id, username, display_name, password_hash, role, created_at) VALUES (?, ?, ?, ?, 'member', ?)
+                    """)
+                let state = try db.cachedStatement(sql: """
+                    INSERT INTO track_state (user_id, lat, lon, accuracy, recorded_at, parks, zones) VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """)
+                let visit = try db.cachedStatement(sql: """
+                    INSERT INTO visits (user_id, park_id, how, entered_at, last_evidence_at) VALUES (?, ?, 'automatic', ?, ?)
+                    """)
+                let session = try db.cachedStatement(sql: "INSERT INTO sessions (token_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)")
+                for u in slice {
+                    try user.execute(arguments: [u.id.rawValue, u.username, u.displayName, u.passwordHash, now])
+                    if let fix = u.latest {
+                        try state.execute(arguments: [u.id.rawValue, fix.position.lat, fix.position.lon, fix.accuracy, fix.recordedAt.timeIntervalSince1970,
+                                                      u.visits.map(\.0.rawValue).sorted().joined(separator: "\n"),
+                                                      u.zones.map(\.rawValue).sorted().joined(separator: "\n")])
+                    }
+                    for (park, at) in u.visits {
+                        try visit.execute(arguments: [u.id.rawValue, park.rawValue, at.timeIntervalSince1970, at.timeIntervalSince1970])
+                    }
+                    if let hash = u.tokenHash {
+                        try session.execute(arguments: [hash, u.id.rawValue, now, now + 30 * 24 * 3600])
+                    }
+                }
+            }
+            progress?("users \(min(start + chunk, users.count))/\(users.count)")
+        }
+        for start in stride(from: 0, to: friendships.count, by: chunk * 10) {
+            let slice = Array(friendships[start..<min(start + chunk * 10, friendships.count)])
+            try await self.pool.write { db in
+                let insert = try db.cachedStatement(sql: """
+                    INSERT OR IGNORE INTO friendships (requester, addressee, status, created_at, accepted_at) VALUES (?, ?, 'accepted', ?, ?)
+                    """)
+                for (a, b) in slice { try insert.execute(arguments: [a.rawValue, b.rawValue, now, now]) }
+            }
+            progress?("friendships \(min(start + chunk * 10, friendships.count))/\(friendships.count)")
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import ArgumentParser
+import CoasterAPI
+import CoasterCore
+import CoasterStore
+import Foundation
+
+/// Writes the generated world into a store file for the HTTP-level benchmark, with session tokens
+/// for a sample of users.
+struct Load: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Bulk-load the benchmark world into a database file, and write session tokens for wrk.",
+        discussion: """
+            The tokens file has one line per sampled user: `token lat lon` (the user's position), for the \
+            wrk scripts in tools/bench. Registering a million users over HTTP is not the benchmark.
+            """)
+
+    @Option(help: "Users to generate.")
+    var users = 10_000
+
+    @Option(help: "Workload seed.")
+    var seed: UInt64 = 20_261_121
+
+    @Option(help: "The database file to create (must not exist).")
+    var database: String
+
+    @Option(help: "Where to write the tokens file.")
+    var tokens: String
+
+    @Option(help: "Users to give sessions (a sample).")
+    var sessions = 10_000
+
+    func run() async throws {
+        guard !FileManager.default.fileExists(atPath: self.database) else { throw ValidationError("\(self.database) exists") }
+        let start = Date()
+        let w = Workload.make(users: self.users, seed: self.seed)
+        print("generated \(self.users) users in \(String(format: "%.1f", Date().timeIntervalSince(start))) s")
+        let store = try Store(path: self.database)
+        defer { try? store.close() }
+        var definitions: [ParkDefinition] = []
+        for park in w.parks {
+            let zones = w.zones.filter { $0.park == park.id }
+            let rides = zones.compactMap { z in z.ride.map { Ride(id: $0, park: park.id, name: z.name, type: .coaster, status: .operating) } }
+            definitions.append(ParkDefinition(park: park, zones: zones, rides: rides))
+        }
+        _ = try await store.replaceParks(definitions)
+        let index = try FenceIndex(parks: w.parks, zones: w.zones, replicas: 1)
+        // One bcrypt hash for everyone: logging in is not what is measured.
+        let hash = try await Sessions(store: store, policy: AccountPolicy()).hashPassword("benchmark password")
+        var g = Seeded(self.seed &+ 7)
+        let ids = w.people.keys.sorted()
+        let sampled = Set(ids.shuffled(using: &g).prefix(self.sessions))
+        var lines: [String] = []
+        var users: [BulkUser] = []
+        users.reserveCapacity(ids.count)
+        for id in ids {
+            let p = w.people[id]!
+            var token: Data?
+            if sampled.contains(id) {
+                let t = Sessions.newToken()
+                token = Sessions.hash(t)
+                lines.append("\(t) \(p.latest!.position.lat) \(p.latest!.position.lon)")
+            }
+            let zones = index.locate(p.latest!.position, accuracy: p.latest!.accuracy).flatMap { $0.zones.filter { $0.containment == .inside }.map(\.id) }
+            users.append(BulkUser(id: id, username: p.username, displayName: p.displayName, passwordHash: hash, latest: p.latest, zones: zones,
+                                  visits: p.visits.map { ($0.key, $0.value) }, tokenHash: token))
+        }
+        var friendships: [(UserID, UserID)] = []
+        for (id, p) in w.people { for f in p.friends where id < f { friendships.append((id, f)) } }
+        try await store.bulkLoad(users: users, friendships: friendships) { print($0) }
+        try lines.joined(separator: "\n").appending("\n").write(toFile: self.tokens, atomically: true, encoding: .utf8)
+        print("loaded \(users.count) users, \(friendships.count) friendships, \(lines.count) sessions in \(String(format: "%.1f", Date().timeIntervalSince(start))) s")
+    }
+}
