@@ -1,4 +1,4 @@
-import CoasterCore
+@testable import CoasterCore
 import Foundation
 import Testing
 
@@ -75,6 +75,35 @@ struct FenceIndexTests {
                 #expect(Set(hits.first?.zones.map(\.id) ?? []) == expectedZones, "zone disagreement at \(p)")
             }
         }
+    }
+
+    /// The centre-first shortcut gives exactly the answers of testing the accuracy circle itself:
+    /// random positions around each real park (many near its fence and zones), random accuracies.
+    @Test func centreFirstAnswersLikeTheCircleTest() throws {
+        let parks = Self.parks.map(\.park), zones = Self.parks.flatMap(\.zones)
+        let fast = try FenceIndex(parks: parks, zones: zones, replicas: 1, centreFirst: true)
+        let slow = try FenceIndex(parks: parks, zones: zones, replicas: 1, centreFirst: false)
+        var generator = SeededGenerator(seed: 99)
+        var compared = 0
+        for definition in Self.parks {
+            let box = try #require(definition.park.boundary.boundingBox)
+            let fence = definition.park.boundary.polygons[0].exterior
+            for k in 0..<1_500 {
+                let p: Coordinate
+                if k % 3 == 0 {
+                    // Within 40 m of a fence vertex: where the circle matters.
+                    p = Geodesy.destination(from: fence.randomElement(using: &generator)!, azimuth: .random(in: 0..<360, using: &generator),
+                                            distance: .random(in: 0...40, using: &generator))
+                } else {
+                    p = Coordinate(lat: .random(in: box.minLat - 0.002...box.maxLat + 0.002, using: &generator),
+                                   lon: .random(in: box.minLon - 0.002...box.maxLon + 0.002, using: &generator))
+                }
+                let accuracy = ([0, 3, 10, 25, 60, 150] as [Double]).randomElement(using: &generator)!
+                #expect(fast.locate(p, accuracy: accuracy) == slow.locate(p, accuracy: accuracy), "at \(p) ± \(accuracy) m")
+                compared += 1
+            }
+        }
+        #expect(compared == 4_500)
     }
 
     @Test func aHoleIsOutside() throws {

@@ -59,11 +59,17 @@ public final class FenceIndex: Sendable {
         let context: GEOSContext
         let parks: [GEOSPreparedGeometry]
         let zones: [GEOSPreparedGeometry]
+        /// The same areas' boundaries, to measure how far a point is from crossing one.
+        let parkEdges: [GEOSPreparedGeometry]
+        let zoneEdges: [GEOSPreparedGeometry]
 
-        init(context: GEOSContext, parks: [GEOSPreparedGeometry], zones: [GEOSPreparedGeometry]) {
+        init(context: GEOSContext, parks: [GEOSPreparedGeometry], zones: [GEOSPreparedGeometry], parkEdges: [GEOSPreparedGeometry],
+             zoneEdges: [GEOSPreparedGeometry]) {
             self.context = context
             self.parks = parks
             self.zones = zones
+            self.parkEdges = parkEdges
+            self.zoneEdges = zoneEdges
         }
     }
 
@@ -79,17 +85,28 @@ public final class FenceIndex: Sendable {
 
         init(parks: [MultiPolygon], zones: [MultiPolygon]) throws(GEOSError) {
             let context = GEOSContext()
-            var preparedParks: [GEOSPreparedGeometry] = []
-            for area in parks { preparedParks.append(try context.geometry(area).prepared()) }
-            var preparedZones: [GEOSPreparedGeometry] = []
-            for area in zones { preparedZones.append(try context.geometry(area).prepared()) }
-            self.replica = Mutex(Replica(context: context, parks: preparedParks, zones: preparedZones))
+            var preparedParks: [GEOSPreparedGeometry] = [], parkEdges: [GEOSPreparedGeometry] = []
+            for area in parks {
+                let geometry = try context.geometry(area)
+                preparedParks.append(try geometry.prepared())
+                parkEdges.append(try geometry.boundary().prepared())
+            }
+            var preparedZones: [GEOSPreparedGeometry] = [], zoneEdges: [GEOSPreparedGeometry] = []
+            for area in zones {
+                let geometry = try context.geometry(area)
+                preparedZones.append(try geometry.prepared())
+                zoneEdges.append(try geometry.boundary().prepared())
+            }
+            self.replica = Mutex(Replica(context: context, parks: preparedParks, zones: preparedZones, parkEdges: parkEdges, zoneEdges: zoneEdges))
         }
     }
 
     private let replicas: [Slot]
     private let nextReplica = Atomic<Int>(0)
     public let vertexCount: Int
+    /// Whether to test the centre first and the accuracy circle only near a boundary (the answer
+    /// is the same either way; off only to check that in tests).
+    let centreFirst: Bool
 
     /// An index with no parks.
     public static let empty: FenceIndex = try! FenceIndex(parks: [], zones: [], replicas: 1)
@@ -97,7 +114,12 @@ public final class FenceIndex: Sendable {
     /// Builds the index. Zones whose park is not among `parks` are ignored.
     /// - Parameters:
     ///   - replicas: copies of the prepared geometries; by default one per active core.
-    public init(parks: [Park], zones: [Zone], replicas: Int = ProcessInfo.processInfo.activeProcessorCount) throws(GEOSError) {
+    public convenience init(parks: [Park], zones: [Zone], replicas: Int = ProcessInfo.processInfo.activeProcessorCount) throws(GEOSError) {
+        try self.init(parks: parks, zones: zones, replicas: replicas, centreFirst: true)
+    }
+
+    init(parks: [Park], zones: [Zone], replicas: Int, centreFirst: Bool) throws(GEOSError) {
+        self.centreFirst = centreFirst
         var parkIndex: [ParkID: Int] = [:]
         var parkEntries: [ParkEntry] = []
         var parkAreas: [MultiPolygon] = []
@@ -166,21 +188,33 @@ public final class FenceIndex: Sendable {
         // A circle that crosses ±180° cannot be tested as one polygon; it can only touch.
         let crossesAntimeridian = query.minLon < -180 || query.maxLon > 180
 
+        // Degrees to metres, conservatively: a planar distance d in degrees is at least d / max(dLat, dLon) metres.
+        let (dLat, dLon) = Geodesy.degreesPerMetre(at: position.lat)
+        let degreesPerMetre = max(dLat, dLon)
+        // The circle is tested as a circumscribed 32-gon; past this reach (metres) it cannot touch a boundary.
+        let reach = radius / cos(Double.pi / 32) * 1.02
+
         return self.withReplica { replica -> [ParkHit] in
             do {
-                let probe = ring.isEmpty
-                    ? try replica.context.point(position)
-                    : try replica.context.geometry(Polygon(rings: [ring]))
-                func test(_ prepared: GEOSPreparedGeometry) throws -> Containment {
-                    if ring.isEmpty { return try prepared.covers(probe) ? .inside : .outside }
+                let point = try replica.context.point(position)
+                var circle: GEOSGeometry?
+                func test(_ prepared: GEOSPreparedGeometry, _ edges: GEOSPreparedGeometry) throws -> Containment {
+                    if ring.isEmpty { return try prepared.covers(point) ? .inside : .outside }
+                    // The centre decides when the circle is far from every edge: one point test and one
+                    // indexed distance instead of two polygon predicates.
+                    if self.centreFirst, !crossesAntimeridian, try edges.distance(to: point) / degreesPerMetre > reach {
+                        return try prepared.covers(point) ? .inside : .outside
+                    }
+                    if circle == nil { circle = try replica.context.geometry(Polygon(rings: [ring])) }
+                    let probe = circle!
                     guard try prepared.intersects(probe) else {
-                        return try crossesAntimeridian && prepared.covers(replica.context.point(position)) ? .uncertain : .outside
+                        return try crossesAntimeridian && prepared.covers(point) ? .uncertain : .outside
                     }
                     return try !crossesAntimeridian && prepared.covers(probe) ? .inside : .uncertain
                 }
                 var hits: [Int: ParkHit] = [:]
                 for p in parkCandidates {
-                    let c = try test(replica.parks[p])
+                    let c = try test(replica.parks[p], replica.parkEdges[p])
                     guard c != .outside else { continue }
                     let entry = self.parkEntries[p]
                     hits[p] = ParkHit(id: entry.id, name: entry.name, containment: c, zones: [])
@@ -188,7 +222,7 @@ public final class FenceIndex: Sendable {
                 for z in zoneCandidates {
                     let entry = self.zoneEntries[z]
                     guard hits[entry.park] != nil else { continue }
-                    let c = try test(replica.zones[z])
+                    let c = try test(replica.zones[z], replica.zoneEdges[z])
                     guard c != .outside else { continue }
                     hits[entry.park]!.zones.append(
                         ZoneHit(id: entry.id, kind: entry.kind, name: entry.name, ride: entry.ride, containment: c))

@@ -181,6 +181,12 @@ public final class GEOSGeometry {
         return GEOSGeometry(context: self.context, raw: raw)
     }
 
+    /// The boundary (rings as lines) of an area.
+    public func boundary() throws(GEOSError) -> GEOSGeometry {
+        guard let raw = GEOSBoundary_r(self.handle, self.raw) else { throw self.context.error("boundary failed") }
+        return GEOSGeometry(context: self.context, raw: raw)
+    }
+
     /// Planar area in square degrees: only useful to tell empty from not.
     public func area() throws(GEOSError) -> Double {
         var area = 0.0
@@ -283,6 +289,15 @@ public final class GEOSPreparedGeometry {
 
     public func intersects(_ other: GEOSGeometry) throws(GEOSError) -> Bool {
         try self.context.predicate(GEOSPreparedIntersects_r(self.context.handle, self.raw, other.raw))
+    }
+
+    /// Planar distance to `other`, in the units of the coordinates (degrees for stored areas).
+    public func distance(to other: GEOSGeometry) throws(GEOSError) -> Double {
+        var distance = 0.0
+        guard GEOSPreparedDistance_r(self.context.handle, self.raw, other.raw, &distance) == 1 else {
+            throw self.context.error("prepared distance failed")
+        }
+        return distance
     }
 }
 
