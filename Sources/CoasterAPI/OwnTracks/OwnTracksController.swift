@@ -71,28 +71,31 @@ struct OwnTracksController {
     /// The caller's own location and their friends', as OwnTracks location and card objects.
     func locations(for me: Identity) async throws -> [[String: Any]] {
         let now = self.now()
-        let friends = try await self.store.friendPositions(of: me.id, visitTimeout: self.policy.checkins.visitTimeout)
-        let own = try await self.store.latestFix(of: me.id)
-        let tids = TrackerIDs.assign([me.username] + friends.map(\.user.username))
+        // From the in-memory directory, like nearby and live: no database read on this path.
+        guard let (viewer, directory) = try await self.people.viewerAndFriends(me.id) else { return [] }
+        let friends = viewer.friends.sorted().compactMap { directory[$0] }.filter { $0.friends.contains(me.id) && !viewer.blocks.contains($0.id) }
+        let own = viewer.latest
+        let tids = TrackerIDs.assign([me.username] + friends.map(\.username))
         var out: [[String: Any]] = []
         if let own, now.timeIntervalSince(own.recordedAt) <= self.policy.privacy.timeToLive {
             out.append(Self.location(own.position, accuracy: own.accuracy, at: own.recordedAt, tid: tids[0], username: me.username))
         }
         let index = self.fences.index
         for (friend, tid) in zip(friends, tids.dropFirst()) {
-            let shared = self.policy.privacy.view(friend.latest, sharing: friend.sharing, visiting: friend.visiting, viewer: me.id,
+            let visiting = friend.visiting(at: now, timeout: self.policy.checkins.visitTimeout)
+            let shared = self.policy.privacy.view(friend.latest, sharing: friend.sharing, visiting: visiting, viewer: me.id,
                                                   relationship: .friends, now: now)
             guard let shared, let fix = friend.latest else { continue }
             switch shared {
             case .exact(let c, let acc), .approximate(let c, let acc):
-                out.append(Self.location(c, accuracy: acc, at: fix.recordedAt, tid: tid, username: friend.user.username))
+                out.append(Self.location(c, accuracy: acc, at: fix.recordedAt, tid: tid, username: friend.username))
             case .parkOnly(let parks):
                 // Only the park: its centre, with an accuracy covering the whole park.
                 guard let park = parks.sorted().first, let box = index.park(park)?.bounds else { continue }
                 let radius = Geodesy.distance(box.center, Coordinate(lat: box.maxLat, lon: box.maxLon))
-                out.append(Self.location(box.center, accuracy: radius, at: fix.recordedAt, tid: tid, username: friend.user.username))
+                out.append(Self.location(box.center, accuracy: radius, at: fix.recordedAt, tid: tid, username: friend.username))
             }
-            out.append(["_type": "card", "name": friend.user.displayName, "tid": tid, "topic": Self.topic(friend.user.username)])
+            out.append(["_type": "card", "name": friend.displayName, "tid": tid, "topic": Self.topic(friend.username)])
         }
         return out
     }
