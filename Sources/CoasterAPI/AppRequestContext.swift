@@ -38,7 +38,7 @@ public struct AppRequestContext: RequestContext, WebSocketRequestContext {
     /// RFC 3339 times, keys in a stable order, `/` unescaped (time zone names, URLs).
     public var responseEncoder: JSONEncoder { Self.encoder }
 
-    private static let encoder: JSONEncoder = {
+    static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

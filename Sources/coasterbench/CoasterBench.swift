@@ -50,6 +50,13 @@ struct Engine: ParsableCommand {
                 return index.locate(Coordinate(lat: p.lat, lon: p.lon), accuracy: p.accuracy!).count
             }
             print("| \(count) | fence lookup, accuracy 10 m | \(fence.rate) | \(fence.p50) | \(fence.p99) | 55 % in ride zones |")
+            var m = 0
+            let point = Self.measure(self.calls) {
+                let p = probes[m % probes.count]
+                m += 1
+                return index.locate(Coordinate(lat: p.lat, lon: p.lon)).count
+            }
+            print("| \(count) | fence lookup, point (PostGIS's query) | \(point.rate) | \(point.p50) | \(point.p99) | same probes, no accuracy |")
 
             let rules = NearbyRules()
             let ids = Array(w.people.keys).sorted()

@@ -5,6 +5,8 @@ import Foundation
 import Hummingbird
 import Logging
 import Metrics
+import NIOCore
+import NIOPosix
 import Prometheus
 
 struct Serve: AsyncParsableCommand {
@@ -41,7 +43,11 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Nearby queries per user per second, sustained (bursts of 20 s worth, at least 10). Environment: COASTERLIFE_NEARBY_RATE.")
     var nearbyRate = Environment.value("COASTERLIFE_NEARBY_RATE").flatMap(Double.init) ?? 0.5
 
+    @Option(help: "Where async work runs: 'nio' (the event loop threads, no hops between thread pools) or 'default' (Swift's global pool). Environment: COASTERLIFE_EXECUTOR.")
+    var executor = Environment.value("COASTERLIFE_EXECUTOR") ?? "nio"
+
     func validate() throws {
+        guard ["nio", "default"].contains(self.executor) else { throw ValidationError("--executor must be nio or default") }
         guard (0...65_535).contains(self.port) else { throw ValidationError("--port must be 0…65535") }
         guard (4...31).contains(self.bcryptCost) else { throw ValidationError("--bcrypt-cost must be 4…31") }
         guard (1...3600).contains(self.idleTimeout) else { throw ValidationError("--idle-timeout must be 1…3600 seconds") }
@@ -49,6 +55,12 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Requests arrive on NIO's event loops; with NIO's loops as the global executor, a handler's
+        // async work continues on the same threads instead of hopping to Swift's pool and back
+        // (tools/bench/README.md has the measurements).
+        if self.executor == "nio", !NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor() {
+            throw ValidationError("this platform cannot run Swift concurrency on NIO's event loops; use --executor default")
+        }
         var logger = Logger(label: "coasterlife")
         logger.logLevel = self.logLevel
         // One registry for the service's own metrics and for anything using swift-metrics.
@@ -69,7 +81,7 @@ struct Serve: AsyncParsableCommand {
         logger.info("configuration", metadata: [
             "database": "\(self.database.database)", "host": "\(self.host)", "port": "\(self.port)", "parks": "\(self.parks)",
             "log_level": "\(self.logLevel)", "bcrypt_cost": "\(self.bcryptCost)", "idle_timeout_s": "\(self.idleTimeout)",
-            "fix_rate": "\(self.fixRate)", "nearby_rate": "\(self.nearbyRate)",
+            "fix_rate": "\(self.fixRate)", "nearby_rate": "\(self.nearbyRate)", "executor": "\(self.executor)",
         ])
         let service = try await Service.open(configuration, logger: logger)
         let app = try buildApplication(configuration, service: service, logger: logger)

@@ -81,8 +81,8 @@ struct FenceIndexTests {
     /// random positions around each real park (many near its fence and zones), random accuracies.
     @Test func centreFirstAnswersLikeTheCircleTest() throws {
         let parks = Self.parks.map(\.park), zones = Self.parks.flatMap(\.zones)
-        let fast = try FenceIndex(parks: parks, zones: zones, replicas: 1, centreFirst: true)
-        let slow = try FenceIndex(parks: parks, zones: zones, replicas: 1, centreFirst: false)
+        let fast = try FenceIndex(parks: parks, zones: zones, replicas: 1, centreFirst: true, grids: false)
+        let slow = try FenceIndex(parks: parks, zones: zones, replicas: 1, centreFirst: false, grids: false)
         var generator = SeededGenerator(seed: 99)
         var compared = 0
         for definition in Self.parks {
@@ -104,6 +104,72 @@ struct FenceIndexTests {
             }
         }
         #expect(compared == 4_500)
+    }
+
+    /// The rasterised grids answer exactly like exact geometry wherever they answer at all: random
+    /// positions around each real park, positions on fence and zone vertices and on edge
+    /// midpoints (the boundary counts as inside), positions near zone centres, random accuracies.
+    @Test func gridsAnswerLikeExactGeometry() throws {
+        let parks = Self.parks.map(\.park), zones = Self.parks.flatMap(\.zones)
+        let gridded = try FenceIndex(parks: parks, zones: zones, replicas: 1, centreFirst: true, grids: true)
+        let exact = try FenceIndex(parks: parks, zones: zones, replicas: 1, centreFirst: false, grids: false)
+        var generator = SeededGenerator(seed: 7)
+        var compared = 0, pointsOnly = 0, decidedByGrid = 0
+        var boundary: [Coordinate] = []
+        for area in parks.map(\.boundary) + zones.map(\.area) {
+            for ring in area.polygons.flatMap(\.rings) {
+                for i in 1..<ring.count {
+                    boundary.append(ring[i])
+                    boundary.append(Coordinate(lat: (ring[i - 1].lat + ring[i].lat) / 2, lon: (ring[i - 1].lon + ring[i].lon) / 2))
+                }
+            }
+        }
+        func compare(_ p: Coordinate, _ accuracy: Double) {
+            #expect(gridded.locate(p, accuracy: accuracy) == exact.locate(p, accuracy: accuracy), "at \(p) ± \(accuracy) m")
+            compared += 1
+        }
+        for p in boundary { compare(p, 0) }
+        for zone in zones {
+            let box = try #require(zone.area.boundingBox)
+            for _ in 0..<10 {
+                compare(Geodesy.destination(from: box.center, azimuth: .random(in: 0..<360, using: &generator), distance: .random(in: 0...8, using: &generator)),
+                        ([0, 0, 3, 10] as [Double]).randomElement(using: &generator)!)
+            }
+        }
+        for definition in Self.parks {
+            let box = try #require(definition.park.boundary.boundingBox)
+            for _ in 0..<3_000 {
+                let p = Coordinate(lat: .random(in: box.minLat - 0.002...box.maxLat + 0.002, using: &generator),
+                                   lon: .random(in: box.minLon - 0.002...box.maxLon + 0.002, using: &generator))
+                let accuracy = ([0, 0, 0, 3, 10, 25, 60] as [Double]).randomElement(using: &generator)!
+                compare(p, accuracy)
+                if accuracy == 0 {
+                    pointsOnly += 1
+                    if AreaGrid(definition.park.boundary).contains(p) != nil { decidedByGrid += 1 }
+                }
+            }
+        }
+        #expect(compared == boundary.count + zones.count * 10 + 9_000)
+        // Most random points are decided by a park's grid alone.
+        #expect(Double(decidedByGrid) > 0.8 * Double(pointsOnly))
+    }
+
+    @Test func gridCellsAreConservative() throws {
+        let cp = Self.parks[0].park.boundary
+        let grid = AreaGrid(cp)
+        let census = grid.census
+        #expect(census.inside > 0 && census.outside > 0 && census.edge > 0)
+        // Every vertex and edge midpoint of the fence is in an edge cell: the grid never decides there.
+        let ring = cp.polygons[0].exterior
+        for i in 1..<ring.count {
+            #expect(grid.contains(ring[i]) == nil)
+            #expect(grid.contains(Coordinate(lat: (ring[i - 1].lat + ring[i].lat) / 2, lon: (ring[i - 1].lon + ring[i].lon) / 2)) == nil)
+        }
+        // A box straddling the fence is never called inside or outside.
+        #expect(grid.classify(BoundingBox(minLon: ring[3].lon - 1e-4, minLat: ring[3].lat - 1e-4, maxLon: ring[3].lon + 1e-4, maxLat: ring[3].lat + 1e-4)) == nil)
+        // Far away: outside without reading a cell.
+        #expect(grid.contains(Coordinate(lat: 0, lon: 0)) == false)
+        #expect(grid.classify(BoundingBox(minLon: 0, minLat: 0, maxLon: 1, maxLat: 1)) == .outside)
     }
 
     @Test func aHoleIsOutside() throws {

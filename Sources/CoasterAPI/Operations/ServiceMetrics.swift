@@ -2,6 +2,7 @@ import CoasterCore
 import CoasterStore
 import Foundation
 import Prometheus
+import Synchronization
 
 /// The service's Prometheus metrics (`GET /metrics`): one registry per service, so tests never
 /// share global state; `serve` also points swift-metrics at it.
@@ -31,12 +32,33 @@ public final class ServiceMetrics: Sendable {
         self.registry = registry
     }
 
+    private static let knownMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
+    private struct RouteKey: Hashable {
+        var method: String
+        var route: String
+        var status: Int
+    }
+
+    /// Every request's series, found once: the registry builds names and label lists per lookup,
+    /// which cost more than a small dictionary of what it handed out before.
+    private let routeSeries = Mutex<[RouteKey: (count: Counter, duration: DurationHistogram)]>([:])
+
     /// One request: its count by method, route template and status, and its latency.
     func request(method: String, route: String, status: Int, duration: Duration) {
-        self.registry.makeCounter(descriptor: Self.requests, labels: [("method", method), ("route", route), ("status", String(status))])
-            .increment()
-        self.registry.makeDurationHistogram(descriptor: Self.requestDuration, labels: [("method", method), ("route", route)],
-                                            buckets: Self.latencyBuckets).record(duration)
+        // Clients may send any method name; the series stay bounded by the routes.
+        let method = Self.knownMethods.contains(method) ? method : "other"
+        let key = RouteKey(method: method, route: route, status: status)
+        let series = self.routeSeries.withLock { cache in
+            if let found = cache[key] { return found }
+            let made = (self.registry.makeCounter(descriptor: Self.requests, labels: [("method", method), ("route", route), ("status", String(status))]),
+                        self.registry.makeDurationHistogram(descriptor: Self.requestDuration, labels: [("method", method), ("route", route)],
+                                                            buckets: Self.latencyBuckets))
+            cache[key] = made
+            return made
+        }
+        series.count.increment()
+        series.duration.record(duration)
     }
 
     /// A fix batch: accepted and rejected by reason, transitions by event, and the write's time.

@@ -2,7 +2,7 @@ import CoasterCore
 import Foundation
 import Hummingbird
 
-struct NearbyResponse: ResponseEncodable, Sendable {
+struct NearbyResponse: Encodable, JSONWritable, Sendable {
     struct Place: Encodable, Sendable {
         var id: String
         var name: String
@@ -37,5 +37,36 @@ struct NearbyResponse: ResponseEncodable, Sendable {
             return Person(user: UserWire(id: p.id, username: p.username, displayName: p.displayName), distance: p.distance,
                           age: Int(p.age), precision: p.precision, park: park, zone: zone, description: description)
         }
+    }
+
+    /// The same JSON as the `Encodable` conformance (sorted keys, no nulls), written directly.
+    func write(to json: inout JSONWriter) {
+        func place(_ place: Place) {
+            json.beginObject()
+            json.key("id"); json.string(place.id)
+            if let kind = place.kind { json.key("kind"); json.string(kind.rawValue) }
+            json.key("name"); json.string(place.name)
+            json.endObject()
+        }
+        json.beginObject()
+        json.key("people"); json.beginArray()
+        for person in self.people {
+            json.beginObject()
+            json.key("age"); json.number(Int64(person.age))
+            if let description = person.description { json.key("description"); json.string(description) }
+            if let distance = person.distance { json.key("distance"); json.number(distance) }
+            if let park = person.park { json.key("park"); place(park) }
+            json.key("precision"); json.string(person.precision.rawValue)
+            json.key("user"); json.beginObject()
+            json.key("displayName"); json.string(person.user.displayName)
+            json.key("id"); json.number(person.user.id.rawValue)
+            json.key("username"); json.string(person.user.username)
+            json.endObject()
+            if let zone = person.zone { json.key("zone"); place(zone) }
+            json.endObject()
+        }
+        json.endArray()
+        if let radius = self.radius { json.key("radius"); json.number(radius) }
+        json.endObject()
     }
 }

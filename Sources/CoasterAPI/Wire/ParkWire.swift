@@ -143,7 +143,7 @@ struct GeoJSONMultiPolygon: Encodable, Sendable {
 }
 
 /// `GET /v1/locate`.
-struct LocateResponse: ResponseEncodable, Sendable {
+struct LocateResponse: Encodable, JSONWritable, Sendable {
     struct Zone: Encodable, Sendable {
         var id: ZoneID
         var kind: ZoneKind
@@ -172,5 +172,36 @@ struct LocateResponse: ResponseEncodable, Sendable {
                 Zone(id: $0.id, kind: $0.kind, name: $0.name, ride: $0.ride, containment: $0.containment)
             })
         }
+    }
+
+    /// The same JSON as the `Encodable` conformance (sorted keys, no nulls), written directly.
+    func write(to json: inout JSONWriter) {
+        json.beginObject()
+        json.key("accuracy"); json.number(self.accuracy)
+        json.key("parks"); json.beginArray()
+        for park in self.parks {
+            json.beginObject()
+            json.key("containment"); json.string(park.containment.rawValue)
+            json.key("id"); json.string(park.id.rawValue)
+            json.key("name"); json.string(park.name)
+            json.key("zones"); json.beginArray()
+            for zone in park.zones {
+                json.beginObject()
+                json.key("containment"); json.string(zone.containment.rawValue)
+                json.key("id"); json.string(zone.id.rawValue)
+                json.key("kind"); json.string(zone.kind.rawValue)
+                json.key("name"); json.string(zone.name)
+                if let ride = zone.ride { json.key("ride"); json.string(ride.rawValue) }
+                json.endObject()
+            }
+            json.endArray()
+            json.endObject()
+        }
+        json.endArray()
+        json.key("position"); json.beginObject()
+        json.key("lat"); json.number(self.position.lat)
+        json.key("lon"); json.number(self.position.lon)
+        json.endObject()
+        json.endObject()
     }
 }

@@ -79,6 +79,9 @@ public final class FenceIndex: Sendable {
     private let zoneByID: [ZoneID: Int]
     private let parkTree: BoxTree
     private let zoneTree: BoxTree
+    /// The same areas rasterised (`parkGrids[i]` is `parkEntries[i]`'s): most lookups end here.
+    private let parkGrids: [AreaGrid]
+    private let zoneGrids: [AreaGrid]
     /// Holds one replica's lock; a class because `Mutex` cannot be copied into an array.
     private final class Slot: Sendable {
         let replica: Mutex<Replica>
@@ -107,6 +110,8 @@ public final class FenceIndex: Sendable {
     /// Whether to test the centre first and the accuracy circle only near a boundary (the answer
     /// is the same either way; off only to check that in tests).
     let centreFirst: Bool
+    /// Whether to answer from the grids when they know (again the same answer; off only in tests).
+    let useGrids: Bool
 
     /// An index with no parks.
     public static let empty: FenceIndex = try! FenceIndex(parks: [], zones: [], replicas: 1)
@@ -115,11 +120,12 @@ public final class FenceIndex: Sendable {
     /// - Parameters:
     ///   - replicas: copies of the prepared geometries; by default one per active core.
     public convenience init(parks: [Park], zones: [Zone], replicas: Int = ProcessInfo.processInfo.activeProcessorCount) throws(GEOSError) {
-        try self.init(parks: parks, zones: zones, replicas: replicas, centreFirst: true)
+        try self.init(parks: parks, zones: zones, replicas: replicas, centreFirst: true, grids: true)
     }
 
-    init(parks: [Park], zones: [Zone], replicas: Int, centreFirst: Bool) throws(GEOSError) {
+    init(parks: [Park], zones: [Zone], replicas: Int, centreFirst: Bool, grids: Bool) throws(GEOSError) {
         self.centreFirst = centreFirst
+        self.useGrids = grids
         var parkIndex: [ParkID: Int] = [:]
         var parkEntries: [ParkEntry] = []
         var parkAreas: [MultiPolygon] = []
@@ -142,6 +148,8 @@ public final class FenceIndex: Sendable {
         self.zoneByID = Dictionary(zoneEntries.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { a, _ in a })
         self.parkTree = BoxTree(parkEntries.map(\.box))
         self.zoneTree = BoxTree(zoneEntries.map(\.box))
+        self.parkGrids = grids ? parkAreas.map { AreaGrid($0) } : []
+        self.zoneGrids = grids ? zoneAreas.map { AreaGrid($0) } : []
         self.vertexCount = parkAreas.reduce(0) { $0 + $1.vertexCount } + zoneAreas.reduce(0) { $0 + $1.vertexCount }
         var built: [Slot] = []
         for _ in 0..<max(1, replicas) {
@@ -181,12 +189,13 @@ public final class FenceIndex: Sendable {
         let query = radius > 0
             ? Geodesy.boundingBox(center: position, radius: radius)
             : BoundingBox(minLon: position.lon, minLat: position.lat, maxLon: position.lon, maxLat: position.lat)
+        // A circle that crosses ±180° cannot be tested as one polygon; it can only touch.
+        let crossesAntimeridian = query.minLon < -180 || query.maxLon > 180
+        if self.useGrids, !crossesAntimeridian, let hits = self.locateOnGrids(position, radius: radius) { return hits }
         let parkCandidates = self.parkTree.search(query)
         guard !parkCandidates.isEmpty else { return [] }
         let zoneCandidates = self.zoneTree.search(query)
         let ring = radius > 0 ? Geodesy.circumscribedCircle(center: position, radius: radius) : []
-        // A circle that crosses ±180° cannot be tested as one polygon; it can only touch.
-        let crossesAntimeridian = query.minLon < -180 || query.maxLon > 180
 
         // Degrees to metres, conservatively: a planar distance d in degrees is at least d / max(dLat, dLon) metres.
         let (dLat, dLon) = Geodesy.degreesPerMetre(at: position.lat)
@@ -237,6 +246,48 @@ public final class FenceIndex: Sendable {
                 return []
             }
         }
+    }
+
+    /// The grids' answer, or `nil` when a candidate area's grid cannot decide (the position is in
+    /// or near an edge cell): then exact geometry must. A circle is judged by a box around the
+    /// circumscribed polygon the exact test uses, so the grids never claim more than it would.
+    private func locateOnGrids(_ position: Coordinate, radius: Double) -> [ParkHit]? {
+        let box = radius > 0 ? Geodesy.boundingBox(center: position, radius: radius * 1.02)
+            : BoundingBox(minLon: position.lon, minLat: position.lat, maxLon: position.lon, maxLat: position.lat)
+        func judge(_ grid: AreaGrid) -> Containment? {
+            if radius > 0 { return grid.classify(box) }
+            return grid.contains(position).map { $0 ? .inside : .outside }
+        }
+        var hits: [ParkHit] = []
+        var parkOfHit: [Int] = []
+        var undecided = false
+        self.parkTree.search(box) { p in
+            guard !undecided else { return }
+            switch judge(self.parkGrids[p]) {
+            case nil: undecided = true
+            case .outside?: break
+            case let c?:
+                let entry = self.parkEntries[p]
+                hits.append(ParkHit(id: entry.id, name: entry.name, containment: c, zones: []))
+                parkOfHit.append(p)
+            }
+        }
+        guard !undecided else { return nil }
+        guard !hits.isEmpty else { return [] }
+        self.zoneTree.search(box) { z in
+            guard !undecided else { return }
+            let entry = self.zoneEntries[z]
+            guard let h = parkOfHit.firstIndex(of: entry.park) else { return }
+            switch judge(self.zoneGrids[z]) {
+            case nil: undecided = true
+            case .outside?: break
+            case let c?: hits[h].zones.append(ZoneHit(id: entry.id, kind: entry.kind, name: entry.name, ride: entry.ride, containment: c))
+            }
+        }
+        guard !undecided else { return nil }
+        if hits.count > 1 { hits.sort(by: Self.order) }
+        for i in hits.indices where hits[i].zones.count > 1 { hits[i].zones.sort(by: Self.order) }
+        return hits
     }
 
     private static func order(_ a: ParkHit, _ b: ParkHit) -> Bool {

@@ -2,41 +2,69 @@ import Foundation
 
 /// What the live directory holds of one user: enough to answer location questions without the
 /// database. Built from the store, updated as fixes and settings change.
+///
+/// A value type whose fields live in one shared, copy-on-write box: handing a person to a query
+/// (out of the directory, into a closure) costs one reference count, not one per set and string.
 public struct PersonState: Hashable, Sendable {
-    public var id: UserID
-    public var username: String
-    public var displayName: String
-    public var latest: AcceptedFix?
+    struct Fields: Hashable, Sendable {
+        var id: UserID
+        var username: String
+        var displayName: String
+        var latest: AcceptedFix?
+        var zones: Set<ZoneID>
+        var visits: [ParkID: Date]
+        var sharing: SharingSettings
+        var friends: Set<UserID>
+        var blocks: Set<UserID>
+        var discoverable: Bool
+    }
+
+    /// Mutated only while uniquely referenced (see `update`), so sharing it across threads is safe.
+    private final class Box: @unchecked Sendable {
+        var fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    private var box: Box
+
+    private var fields: Fields { self.box.fields }
+
+    private mutating func update(_ change: (inout Fields) -> Void) {
+        if !isKnownUniquelyReferenced(&self.box) { self.box = Box(self.box.fields) }
+        change(&self.box.fields)
+    }
+
+    public var id: UserID { _read { yield self.box.fields.id } set { self.update { $0.id = newValue } } }
+    public var username: String { _read { yield self.box.fields.username } set { self.update { $0.username = newValue } } }
+    public var displayName: String { _read { yield self.box.fields.displayName } set { self.update { $0.displayName = newValue } } }
+    public var latest: AcceptedFix? { _read { yield self.box.fields.latest } set { self.update { $0.latest = newValue } } }
     /// Zones the latest fix is inside.
-    public var zones: Set<ZoneID>
+    public var zones: Set<ZoneID> { _read { yield self.box.fields.zones } set { self.update { $0.zones = newValue } } }
     /// Open visits: park → time of the last evidence.
-    public var visits: [ParkID: Date]
+    public var visits: [ParkID: Date] { _read { yield self.box.fields.visits } set { self.update { $0.visits = newValue } } }
     /// Sharing settings with every per-friend override this user set.
-    public var sharing: SharingSettings
-    public var friends: Set<UserID>
+    public var sharing: SharingSettings { _read { yield self.box.fields.sharing } set { self.update { $0.sharing = newValue } } }
+    public var friends: Set<UserID> { _read { yield self.box.fields.friends } set { self.update { $0.friends = newValue } } }
     /// Users blocked by or blocking this one.
-    public var blocks: Set<UserID>
+    public var blocks: Set<UserID> { _read { yield self.box.fields.blocks } set { self.update { $0.blocks = newValue } } }
     /// Visible to non-friends in the same park (`GET /v1/people/nearby`).
-    public var discoverable: Bool
+    public var discoverable: Bool { _read { yield self.box.fields.discoverable } set { self.update { $0.discoverable = newValue } } }
 
     public init(id: UserID, username: String, displayName: String, latest: AcceptedFix? = nil, zones: Set<ZoneID> = [],
                 visits: [ParkID: Date] = [:], sharing: SharingSettings = SharingSettings(), friends: Set<UserID> = [],
                 blocks: Set<UserID> = [], discoverable: Bool = false) {
-        self.id = id
-        self.username = username
-        self.displayName = displayName
-        self.latest = latest
-        self.zones = zones
-        self.visits = visits
-        self.sharing = sharing
-        self.friends = friends
-        self.blocks = blocks
-        self.discoverable = discoverable
+        self.box = Box(Fields(id: id, username: username, displayName: displayName, latest: latest, zones: zones, visits: visits,
+                              sharing: sharing, friends: friends, blocks: blocks, discoverable: discoverable))
     }
+
+    public static func == (a: PersonState, b: PersonState) -> Bool { a.box === b.box || a.fields == b.fields }
+    public func hash(into hasher: inout Hasher) { hasher.combine(self.fields) }
 
     /// Parks with an open visit whose last evidence is within `timeout` seconds of `now`.
     public func visiting(at now: Date, timeout: TimeInterval) -> Set<ParkID> {
-        Set(self.visits.filter { now.timeIntervalSince($0.value) <= timeout }.keys)
+        let visits = self.fields.visits
+        if visits.isEmpty { return [] }
+        return Set(visits.filter { now.timeIntervalSince($0.value) <= timeout }.keys)
     }
 }
 
@@ -114,20 +142,20 @@ public struct NearbyRules: Sendable {
                 guard d <= radius else { continue }
                 out.append(NearbyPerson(id: id, username: friend.username, displayName: friend.displayName,
                                         distance: DistanceBuckets.bucket(d), age: age, precision: .exact,
-                                        park: visiting.sorted().first, zone: Self.mostSpecific(friend.zones, index: index)))
+                                        park: visiting.min(), zone: Self.mostSpecific(friend.zones, index: index)))
             case .approximate(let c, _):
                 let d = Geodesy.distance(mine.position, c)
                 guard d <= radius else { continue }
                 out.append(NearbyPerson(id: id, username: friend.username, displayName: friend.displayName,
                                         distance: DistanceBuckets.bucket(d), age: age, precision: .approximate,
-                                        park: visiting.sorted().first, zone: nil))
+                                        park: visiting.min(), zone: nil))
             case .parkOnly(let parks):
                 guard let shared = parks.intersection(myParks).sorted().first else { continue }
                 out.append(NearbyPerson(id: id, username: friend.username, displayName: friend.displayName,
                                         distance: nil, age: age, precision: .parkOnly, park: shared, zone: nil))
             }
         }
-        return .success(out.sorted(by: Self.order))
+        return .success(Self.ordered(out))
     }
 
     /// People who opted in to being discoverable, visiting a park the viewer is visiting, within
@@ -152,7 +180,7 @@ public struct NearbyRules: Sendable {
                                     distance: DistanceBuckets.bucket(d), age: (now.timeIntervalSince(fix.recordedAt) / 60).rounded(.down) * 60,
                                     precision: .approximate, park: park, zone: nil))
         }
-        return .success(out.sorted(by: Self.order))
+        return .success(Self.ordered(out))
     }
 
     /// Friends on a visit to `park` now, as their sharing allows, by username.
@@ -181,8 +209,7 @@ public struct NearbyRules: Sendable {
     }
 
     static func mostSpecific(_ zones: Set<ZoneID>, index: FenceIndex) -> ZoneID? {
-        let ranked = zones.compactMap { id in index.zone(id).map { (id, $0.kind) } }
-        let rank: (ZoneKind) -> Int = { kind in
+        func rank(_ kind: ZoneKind) -> Int {
             switch kind {
             case .ride: 0
             case .queue: 1
@@ -190,10 +217,24 @@ public struct NearbyRules: Sendable {
             case .land: 3
             }
         }
-        return ranked.min { (rank($0.1), $0.0) < (rank($1.1), $1.0) }?.0
+        var best: (rank: Int, id: ZoneID)?
+        for id in zones {
+            guard let kind = index.zone(id)?.kind else { continue }
+            if let b = best, (b.rank, b.id) <= (rank(kind), id) { continue }
+            best = (rank(kind), id)
+        }
+        return best?.id
+    }
+
+    /// Nearest first, then by username: sorts positions, then moves each answer once.
+    static func ordered(_ people: [NearbyPerson]) -> [NearbyPerson] {
+        guard people.count > 1 else { return people }
+        let order = people.indices.sorted { Self.order(people[$0], people[$1]) }
+        return order.map { people[$0] }
     }
 
     static func order(_ a: NearbyPerson, _ b: NearbyPerson) -> Bool {
-        (a.distance ?? .infinity, a.username) < (b.distance ?? .infinity, b.username)
+        let da = a.distance ?? .infinity, db = b.distance ?? .infinity
+        return da != db ? da < db : a.username < b.username
     }
 }

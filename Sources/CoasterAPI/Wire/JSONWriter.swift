@@ -1,0 +1,128 @@
+import Hummingbird
+import NIOCore
+
+/// Writes JSON straight into a byte buffer, for the answers on the hottest routes (locate, nearby),
+/// where Foundation's `JSONEncoder` cost more than answering the question (tools/bench/README.md).
+///
+/// It only writes what it is told: callers give keys in sorted order, as the shared encoder's
+/// `.sortedKeys` would, and the wire types keep their `Encodable` conformance, which tests use as the
+/// reference that this writer must agree with (`JSONWriterTests`).
+struct JSONWriter {
+    private(set) var buffer: ByteBuffer
+    /// Bit *d* set: the container at depth *d* already holds a value, so the next one needs a comma.
+    private var filled: UInt64 = 0
+    private var depth = 0
+    private var afterKey = false
+
+    init(capacity: Int = 512) {
+        self.buffer = ByteBufferAllocator().buffer(capacity: capacity)
+    }
+
+    mutating func beginObject() { self.open(UInt8(ascii: "{")) }
+    mutating func endObject() { self.close(UInt8(ascii: "}")) }
+    mutating func beginArray() { self.open(UInt8(ascii: "[")) }
+    mutating func endArray() { self.close(UInt8(ascii: "]")) }
+
+    /// An object member's key; the next call writes its value.
+    mutating func key(_ name: StaticString) {
+        self.separate()
+        self.buffer.writeInteger(UInt8(ascii: "\""))
+        name.withUTF8Buffer { _ = self.buffer.writeBytes($0) }
+        self.buffer.writeInteger(UInt8(ascii: "\""))
+        self.buffer.writeInteger(UInt8(ascii: ":"))
+        self.afterKey = true
+    }
+
+    mutating func string(_ value: String) {
+        self.separate()
+        self.buffer.writeInteger(UInt8(ascii: "\""))
+        var value = value
+        value.withUTF8 { utf8 in
+            var start = 0
+            for (i, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                self.buffer.writeBytes(UnsafeBufferPointer(rebasing: utf8[start..<i]))
+                switch byte {
+                case UInt8(ascii: "\""): self.buffer.writeStaticString("\\\"")
+                case UInt8(ascii: "\\"): self.buffer.writeStaticString("\\\\")
+                case 0x0A: self.buffer.writeStaticString("\\n")
+                case 0x0D: self.buffer.writeStaticString("\\r")
+                case 0x09: self.buffer.writeStaticString("\\t")
+                case 0x08: self.buffer.writeStaticString("\\b")
+                case 0x0C: self.buffer.writeStaticString("\\f")
+                default:
+                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                    self.buffer.writeStaticString("\\u00")
+                    self.buffer.writeInteger(hex[Int(byte >> 4)])
+                    self.buffer.writeInteger(hex[Int(byte & 0xF)])
+                }
+                start = i + 1
+            }
+            self.buffer.writeBytes(UnsafeBufferPointer(rebasing: utf8[start...]))
+        }
+        self.buffer.writeInteger(UInt8(ascii: "\""))
+    }
+
+    /// A finite number: integral values without a fraction, others in Swift's shortest round-trip form.
+    mutating func number(_ value: Double) {
+        self.separate()
+        if value == 0 {
+            self.buffer.writeStaticString(value.sign == .minus ? "-0" : "0")
+        } else if value.rounded() == value, abs(value) < 9_007_199_254_740_992 {
+            self.buffer.writeString(String(Int64(value)))
+        } else {
+            self.buffer.writeString(value.description)
+        }
+    }
+
+    mutating func number(_ value: Int64) {
+        self.separate()
+        self.buffer.writeString(String(value))
+    }
+
+    mutating func null() {
+        self.separate()
+        self.buffer.writeStaticString("null")
+    }
+
+    private mutating func open(_ byte: UInt8) {
+        self.separate()
+        self.buffer.writeInteger(byte)
+        self.depth += 1
+        precondition(self.depth < 64, "JSON nested too deeply")
+        self.filled &= ~(1 << UInt64(self.depth))
+    }
+
+    private mutating func close(_ byte: UInt8) {
+        self.buffer.writeInteger(byte)
+        self.depth -= 1
+    }
+
+    /// Before a key or a value: a comma if the container already holds something.
+    private mutating func separate() {
+        if self.afterKey {
+            self.afterKey = false
+            return
+        }
+        let bit: UInt64 = 1 << UInt64(self.depth)
+        if self.filled & bit != 0 { self.buffer.writeInteger(UInt8(ascii: ",")) }
+        self.filled |= bit
+    }
+}
+
+/// An answer that writes its own JSON (see ``JSONWriter``).
+protocol JSONWritable: ResponseGenerator {
+    func write(to json: inout JSONWriter)
+}
+
+extension JSONWritable {
+    /// The JSON bytes alone, for tests.
+    var jsonBuffer: ByteBuffer {
+        var json = JSONWriter()
+        self.write(to: &json)
+        return json.buffer
+    }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: self.jsonBuffer))
+    }
+}

@@ -1,0 +1,172 @@
+/// An area rasterised onto a uniform grid over its bounding box: each cell is known to lie wholly
+/// inside the area, wholly outside it, or to be touched by an edge.
+///
+/// Most questions about a point, or about a small box around it, are then answered by reading one
+/// or a few bytes; only positions in or near an edge cell need exact geometry, and the grid says so
+/// by answering `nil`. The grid is conservative: a cell is an edge cell if any edge comes within a
+/// hair (``margin``) of it, and the grid reaches one cell beyond the area's box on every side, so a
+/// point on the boundary is always in an edge cell, never answered from the grid.
+public struct AreaGrid: Sendable {
+    enum Cell: UInt8 {
+        case outside = 0, inside = 1, edge = 2
+    }
+
+    private let minLon: Double
+    private let minLat: Double
+    private let cellWidth: Double
+    private let cellHeight: Double
+    private let columns: Int
+    private let rows: Int
+    private let cells: [UInt8]
+
+    /// How far (degrees, about 1 cm) an edge may pass from a cell and still mark it.
+    static let margin = 1e-7
+
+    /// Rasterises `area` onto `side` × `side` cells (plus a border of one cell each way).
+    /// - Parameter side: cells per axis over the area's box; by default it grows with the vertex count.
+    public init(_ area: MultiPolygon, side: Int? = nil) {
+        let segments = Self.segments(area)
+        guard let box = area.boundingBox, !segments.isEmpty else {
+            self.minLon = 0; self.minLat = 0; self.cellWidth = 1; self.cellHeight = 1
+            self.columns = 0; self.rows = 0; self.cells = []
+            return
+        }
+        let n = side ?? min(128, max(16, Int(Double(area.vertexCount).squareRoot() * 8)))
+        let width = max(box.maxLon - box.minLon, 1e-9) / Double(n)
+        let height = max(box.maxLat - box.minLat, 1e-9) / Double(n)
+        self.cellWidth = width
+        self.cellHeight = height
+        self.minLon = box.minLon - width
+        self.minLat = box.minLat - height
+        self.columns = n + 2
+        self.rows = n + 2
+        var cells = [UInt8](repeating: Cell.outside.rawValue, count: self.columns * self.rows)
+
+        // Edge cells: every cell a segment passes through or near.
+        for s in segments {
+            let c0 = max(0, Int(((min(s.x1, s.x2) - Self.margin) - self.minLon) / width))
+            let c1 = min(self.columns - 1, Int(((max(s.x1, s.x2) + Self.margin) - self.minLon) / width))
+            let r0 = max(0, Int(((min(s.y1, s.y2) - Self.margin) - self.minLat) / height))
+            let r1 = min(self.rows - 1, Int(((max(s.y1, s.y2) + Self.margin) - self.minLat) / height))
+            guard c0 <= c1, r0 <= r1 else { continue }
+            for r in r0...r1 {
+                for c in c0...c1 where cells[r * self.columns + c] != Cell.edge.rawValue {
+                    let x0 = self.minLon + Double(c) * width - Self.margin, y0 = self.minLat + Double(r) * height - Self.margin
+                    if s.meets(minX: x0, minY: y0, maxX: x0 + width + 2 * Self.margin, maxY: y0 + height + 2 * Self.margin) {
+                        cells[r * self.columns + c] = Cell.edge.rawValue
+                    }
+                }
+            }
+        }
+        // The other cells: no edge touches them, so a run of them along a row lies on one side of
+        // every edge; one ray cast from the first cell's centre decides the whole run.
+        for r in 0..<self.rows {
+            var c = 0
+            while c < self.columns {
+                guard cells[r * self.columns + c] != Cell.edge.rawValue else { c += 1; continue }
+                let x = self.minLon + (Double(c) + 0.5) * width, y = self.minLat + (Double(r) + 0.5) * height
+                let state = Self.crossings(x: x, y: y, segments) ? Cell.inside.rawValue : Cell.outside.rawValue
+                while c < self.columns, cells[r * self.columns + c] != Cell.edge.rawValue {
+                    cells[r * self.columns + c] = state
+                    c += 1
+                }
+            }
+        }
+        self.cells = cells
+    }
+
+    /// Whether the point is in the area (boundary included): `nil` when it is in an edge cell.
+    public func contains(_ p: Coordinate) -> Bool? {
+        let fx = (p.lon - self.minLon) / self.cellWidth
+        let fy = (p.lat - self.minLat) / self.cellHeight
+        guard fx >= 0, fy >= 0, fx < Double(self.columns), fy < Double(self.rows) else { return false }
+        switch self.cells[Int(fy) * self.columns + Int(fx)] {
+        case Cell.inside.rawValue: return true
+        case Cell.outside.rawValue: return false
+        default: return nil
+        }
+    }
+
+    /// Where a box stands: `.inside` if every cell it touches is inside, `.outside` if none of
+    /// them is inside or edge, `nil` otherwise (or when it would read more than `limit` cells).
+    public func classify(_ box: BoundingBox, limit: Int = 256) -> Containment? {
+        let c0 = Int(((box.minLon - self.minLon) / self.cellWidth).rounded(.down))
+        let c1 = Int(((box.maxLon - self.minLon) / self.cellWidth).rounded(.down))
+        let r0 = Int(((box.minLat - self.minLat) / self.cellHeight).rounded(.down))
+        let r1 = Int(((box.maxLat - self.minLat) / self.cellHeight).rounded(.down))
+        if c1 < 0 || r1 < 0 || c0 >= self.columns || r0 >= self.rows { return .outside }
+        let clipped = c0 < 0 || r0 < 0 || c1 >= self.columns || r1 >= self.rows
+        let cs = max(0, c0)...min(self.columns - 1, c1), rs = max(0, r0)...min(self.rows - 1, r1)
+        guard cs.count * rs.count <= limit else { return nil }
+        var seen: UInt8 = 0
+        for r in rs {
+            for c in cs { seen |= 1 << self.cells[r * self.columns + c] }
+        }
+        // Beyond the grid is outside the area.
+        if clipped { seen |= 1 << Cell.outside.rawValue }
+        switch seen {
+        case 1 << Cell.inside.rawValue: return .inside
+        case 1 << Cell.outside.rawValue: return .outside
+        default: return nil
+        }
+    }
+
+    /// The grid's cells as counts (outside, inside, edge), for tests and sizing.
+    var census: (outside: Int, inside: Int, edge: Int) {
+        var out = (0, 0, 0)
+        for cell in self.cells {
+            switch cell {
+            case Cell.outside.rawValue: out.0 += 1
+            case Cell.inside.rawValue: out.1 += 1
+            default: out.2 += 1
+            }
+        }
+        return out
+    }
+
+    struct Segment {
+        var x1, y1, x2, y2: Double
+
+        /// Whether the segment meets the closed rectangle (Liang–Barsky clipping).
+        func meets(minX: Double, minY: Double, maxX: Double, maxY: Double) -> Bool {
+            var t0 = 0.0, t1 = 1.0
+            let dx = self.x2 - self.x1, dy = self.y2 - self.y1
+            func clip(_ p: Double, _ q: Double) -> Bool {
+                if p == 0 { return q >= 0 }
+                let t = q / p
+                if p < 0 {
+                    if t > t1 { return false }
+                    t0 = max(t0, t)
+                } else {
+                    if t < t0 { return false }
+                    t1 = min(t1, t)
+                }
+                return true
+            }
+            return clip(-dx, self.x1 - minX) && clip(dx, maxX - self.x1) && clip(-dy, self.y1 - minY) && clip(dy, maxY - self.y1)
+                && t0 <= t1
+        }
+    }
+
+    static func segments(_ area: MultiPolygon) -> [Segment] {
+        var out: [Segment] = []
+        for polygon in area.polygons {
+            for ring in polygon.rings where ring.count >= 2 {
+                for i in 1..<ring.count where ring[i - 1] != ring[i] {
+                    out.append(Segment(x1: ring[i - 1].lon, y1: ring[i - 1].lat, x2: ring[i].lon, y2: ring[i].lat))
+                }
+            }
+        }
+        return out
+    }
+
+    /// Even-odd ray cast to +x: whether (x, y) is inside; only called far from every edge.
+    static func crossings(x: Double, y: Double, _ segments: [Segment]) -> Bool {
+        var inside = false
+        for s in segments where (s.y1 > y) != (s.y2 > y) {
+            let xCross = s.x1 + (y - s.y1) / (s.y2 - s.y1) * (s.x2 - s.x1)
+            if xCross > x { inside.toggle() }
+        }
+        return inside
+    }
+}
