@@ -41,6 +41,7 @@ extension Store {
                 people[a]?.friends.insert(b)
                 people[b]?.friends.insert(a)
             }
+            for id in people.keys { people[id]?.friends.compact() }
             for row in try Row.fetchAll(db, sql: "SELECT blocker, blocked FROM blocks WHERE \(filter("blocker")) OR \(filter("blocked"))") {
                 let a = UserID(row["blocker"] as Int64), b = UserID(row["blocked"] as Int64)
                 people[a]?.blocks.insert(b)

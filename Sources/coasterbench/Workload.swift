@@ -116,10 +116,12 @@ struct Workload {
                 }
             }
         }
-        let everyone = Array(w.people.keys)
+        // Sorted: dictionary order changes from run to run (seeded hashing), the workload must not.
+        let everyone = Array(w.people.keys).sorted()
         for member in everyone where (w.people[member]?.friends.count ?? 0) < 45 {
             for _ in 0..<(50 - (w.people[member]?.friends.count ?? 0)) / 2 + 1 { link(member, everyone.randomElement(using: &g)!) }
         }
+        for id in everyone { w.people[id]?.friends.compact() }
         // 100k probe fixes: 55 % in a ride zone, 25 % elsewhere in a park, 10 % just outside a fence, 10 % anywhere.
         for _ in 0..<100_000 {
             let roll = Double.random(in: 0..<1, using: &g)

@@ -66,7 +66,7 @@ public final class Live: Sendable {
     public func subscribeForTesting(_ user: UserID) -> (UUID, AsyncStream<String>) { self.subscribe(user) }
     public func sendForTesting(_ message: String, to user: UserID) { self.send(message, to: user) }
 
-    private func hasListeners(_ users: Set<UserID>) -> Bool {
+    private func hasListeners(_ users: UserIDSet) -> Bool {
         self.connections.withLock { c in users.contains { c[$0] != nil } }
     }
 

@@ -14,7 +14,7 @@ public struct PersonState: Hashable, Sendable {
         var zones: Set<ZoneID>
         var visits: [ParkID: Date]
         var sharing: SharingSettings
-        var friends: Set<UserID>
+        var friends: UserIDSet
         var blocks: Set<UserID>
         var discoverable: Bool
     }
@@ -44,14 +44,14 @@ public struct PersonState: Hashable, Sendable {
     public var visits: [ParkID: Date] { _read { yield self.box.fields.visits } set { self.update { $0.visits = newValue } } }
     /// Sharing settings with every per-friend override this user set.
     public var sharing: SharingSettings { _read { yield self.box.fields.sharing } set { self.update { $0.sharing = newValue } } }
-    public var friends: Set<UserID> { _read { yield self.box.fields.friends } set { self.update { $0.friends = newValue } } }
+    public var friends: UserIDSet { _read { yield self.box.fields.friends } set { self.update { $0.friends = newValue } } }
     /// Users blocked by or blocking this one.
     public var blocks: Set<UserID> { _read { yield self.box.fields.blocks } set { self.update { $0.blocks = newValue } } }
     /// Visible to non-friends in the same park (`GET /v1/people/nearby`).
     public var discoverable: Bool { _read { yield self.box.fields.discoverable } set { self.update { $0.discoverable = newValue } } }
 
     public init(id: UserID, username: String, displayName: String, latest: AcceptedFix? = nil, zones: Set<ZoneID> = [],
-                visits: [ParkID: Date] = [:], sharing: SharingSettings = SharingSettings(), friends: Set<UserID> = [],
+                visits: [ParkID: Date] = [:], sharing: SharingSettings = SharingSettings(), friends: UserIDSet = [],
                 blocks: Set<UserID> = [], discoverable: Bool = false) {
         self.box = Box(Fields(id: id, username: username, displayName: displayName, latest: latest, zones: zones, visits: visits,
                               sharing: sharing, friends: friends, blocks: blocks, discoverable: discoverable))

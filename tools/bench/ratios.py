@@ -1,0 +1,101 @@
+"""The benchmark targets as ratios, from the tables tools/bench/all wrote (engine.md, http.md, peers.md).
+
+usage: python3 tools/bench/ratios.py DIR
+"""
+import sys
+from pathlib import Path
+
+
+def rows(path):
+    """Markdown table rows as lists of cells (header and rule lines skipped)."""
+    out = []
+    for line in Path(path).read_text().splitlines():
+        if not line.startswith("|") or line.startswith("|---"):
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        out.append(cells)
+    return out
+
+
+def number(text):
+    try:
+        return float(text.replace(",", ""))
+    except ValueError:
+        return None
+
+
+def main(directory):
+    d = Path(directory)
+    engine, http, peers = rows(d / "engine.md"), rows(d / "http.md"), rows(d / "peers.md")
+
+    def eng(users, op):
+        for r in engine:
+            if r[0] == str(users) and r[1].startswith(op):
+                return r
+        return None
+
+    def wire(route, conns):
+        for r in http:
+            if r[1] == route and r[2] == str(conns):
+                return number(r[3])
+        return None
+
+    def peer(kind, query, conns):
+        for r in peers:
+            if r[0] == kind and r[1].startswith(query) and r[2] == str(conns):
+                return number(r[3]) if kind != "PostGIS in-server" else number(r[4])
+        return None
+
+    sizes = sorted({int(r[0]) for r in engine if r[0].isdigit()})
+    small, large = sizes[0], sizes[-1]
+    lines = ["| target | CoasterLife | peer / reference | ratio | goal | met |", "|---|---|---|---|---|---|"]
+
+    def add(name, ours, theirs, ratio, goal, met):
+        lines.append(f"| {name} | {ours} | {theirs} | {ratio} | {goal} | {'yes' if met else 'no'} |")
+
+    # Level 1: mean time per call (1e6 / calls per second) against PostGIS's mean in-server time.
+    for op, query, label in [("fence lookup, point", "locate", "fence lookup (point)"), ("nearby friends", "nearby-friends-first", "nearby, friends within 500 m")]:
+        r = eng(small, op)
+        pg = peer("PostGIS in-server", query, 1)
+        if r and pg:
+            mean_us = 1e6 / number(r[2])
+            ratio = pg * 1000 / mean_us
+            add(f"engine {label} at {small:,} users vs PostGIS in-server", f"{mean_us:.2f} µs mean (p50 {r[3]})", f"{pg * 1000:.1f} µs",
+                f"{ratio:.1f}×", "≥ 100×", ratio >= 100)
+    # Level 2 against level 3 and against /health, at 8 connections.
+    health = wire("GET /health", 8)
+    locate = wire("GET /v1/locate", 8)
+    pg_locate = peer("PostGIS", "locate", 8)
+    if locate and pg_locate:
+        add("wire locate vs PostGIS, 8 connections", f"{locate:,.0f} req/s", f"{pg_locate:,.0f} tps", f"{locate / pg_locate:.2f}×", "≥ 1.0×", locate >= pg_locate)
+    if locate and health:
+        add("wire locate vs /health, 8 connections", f"{locate:,.0f} req/s", f"{health:,.0f} req/s", f"{locate / health:.0%}", "≥ 70 %", locate >= 0.7 * health)
+    fixes = wire("POST /v1/fixes (1 fix)", 8)
+    if fixes and health:
+        add("wire fix with persistence vs /health, 8 connections", f"{fixes:,.0f} req/s", f"{health:,.0f} req/s", f"{fixes / health:.0%}", "≥ 50 %", fixes >= 0.5 * health)
+    nearby = wire("GET /v1/friends/nearby?radius=500", 8)
+    users = next((r[0] for r in http if r[0].isdigit()), "?")
+    best_pg = max(filter(None, [peer("PostGIS", q, c) for q in ("nearby-planner", "nearby-spatial", "nearby-friends-first") for c in (2, 8)]), default=None)
+    best_redis = max(filter(None, [peer("Redis", q, c) for q in ("nearby search-first", "nearby friends-first") for c in (2, 8)]), default=None)
+    if nearby and best_pg:
+        add(f"wire nearby vs best PostGIS plan ({int(users):,} users)", f"{nearby:,.0f} req/s", f"{best_pg:,.0f} tps", f"{nearby / best_pg:.2f}×", "≥ 3× (at 1M)", nearby >= 3 * best_pg)
+    if nearby and best_redis:
+        add(f"wire nearby vs best Redis script ({int(users):,} users)", f"{nearby:,.0f} req/s", f"{best_redis:,.0f} rps", f"{nearby / best_redis:.2f}×", "≥ 4× (at 1M)", nearby >= 4 * best_redis)
+    # Scale: the same engine operations at the largest size against the smallest, and memory.
+    if large != small:
+        for op in ("fence lookup, point", "nearby friends"):
+            a, b = eng(small, op), eng(large, op)
+            if a and b:
+                ratio = number(a[2]) / number(b[2])
+                add(f"engine {op}: {large:,} vs {small:,} users (time per call)", f"{1e6 / number(b[2]):.2f} µs", f"{1e6 / number(a[2]):.2f} µs",
+                    f"{ratio:.2f}×", "≤ 1.2×", ratio <= 1.2)
+        world = eng(large, "world")
+        if world:
+            rss = next((int(t.split()[1]) for t in world[5].split(";") if t.strip().startswith("RSS")), None)
+            if rss is not None:
+                add(f"memory with {large:,} users' positions (whole process)", f"{rss:,} MiB", "", "", "≤ 1,024 MiB", rss <= 1024)
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
