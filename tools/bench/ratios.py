@@ -70,7 +70,7 @@ def main(directory):
         add("wire locate vs PostGIS, 8 connections", f"{locate:,.0f} req/s", f"{pg_locate:,.0f} tps", f"{locate / pg_locate:.2f}×", "≥ 1.0×", locate >= pg_locate)
     if locate and health:
         add("wire locate vs /health, 8 connections", f"{locate:,.0f} req/s", f"{health:,.0f} req/s", f"{locate / health:.0%}", "≥ 70 %", locate >= 0.7 * health)
-    fixes = wire("POST /v1/fixes (1 fix)", 8)
+    fixes = wire("POST /v1/fixes (1)", 8)
     if fixes and health:
         add("wire fix with persistence vs /health, 8 connections", f"{fixes:,.0f} req/s", f"{health:,.0f} req/s", f"{fixes / health:.0%}", "≥ 50 %", fixes >= 0.5 * health)
     nearby = wire("GET /v1/friends/nearby?radius=500", 8)
