@@ -50,16 +50,19 @@ struct JSONWriter {
                 case 0x08: self.buffer.writeStaticString("\\b")
                 case 0x0C: self.buffer.writeStaticString("\\f")
                 default:
-                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
                     self.buffer.writeStaticString("\\u00")
-                    self.buffer.writeInteger(hex[Int(byte >> 4)])
-                    self.buffer.writeInteger(hex[Int(byte & 0xF)])
+                    self.buffer.writeInteger(Self.hexDigit(byte >> 4))
+                    self.buffer.writeInteger(Self.hexDigit(byte & 0xF))
                 }
                 start = i + 1
             }
             self.buffer.writeBytes(UnsafeBufferPointer(rebasing: utf8[start...]))
         }
         self.buffer.writeInteger(UInt8(ascii: "\""))
+    }
+
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
     }
 
     /// A finite number: integral values without a fraction, others in Swift's shortest round-trip form.

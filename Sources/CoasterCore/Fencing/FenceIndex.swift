@@ -191,7 +191,9 @@ public final class FenceIndex: Sendable {
             : BoundingBox(minLon: position.lon, minLat: position.lat, maxLon: position.lon, maxLat: position.lat)
         // A circle that crosses ±180° cannot be tested as one polygon; it can only touch.
         let crossesAntimeridian = query.minLon < -180 || query.maxLon > 180
-        if self.useGrids, !crossesAntimeridian, let hits = self.locateOnGrids(position, radius: radius) { return hits }
+        if self.useGrids, !crossesAntimeridian, let hits = self.locateOnGrids(position, radius: radius, box: query) {
+            return hits
+        }
         let parkCandidates = self.parkTree.search(query)
         guard !parkCandidates.isEmpty else { return [] }
         let zoneCandidates = self.zoneTree.search(query)
@@ -249,11 +251,10 @@ public final class FenceIndex: Sendable {
     }
 
     /// The grids' answer, or `nil` when a candidate area's grid cannot decide (the position is in
-    /// or near an edge cell): then exact geometry must. A circle is judged by a box around the
-    /// circumscribed polygon the exact test uses, so the grids never claim more than it would.
-    private func locateOnGrids(_ position: Coordinate, radius: Double) -> [ParkHit]? {
-        let box = radius > 0 ? Geodesy.boundingBox(center: position, radius: radius * 1.02)
-            : BoundingBox(minLon: position.lon, minLat: position.lat, maxLon: position.lon, maxLat: position.lat)
+    /// or near an edge cell): then exact geometry must. A circle is judged by `box`, the lookup's
+    /// query box, which holds the circumscribed polygon the exact test uses
+    /// (``Geodesy/boundingBox(center:radius:)``), so the grids never claim more than it would.
+    private func locateOnGrids(_ position: Coordinate, radius: Double, box: BoundingBox) -> [ParkHit]? {
         func judge(_ grid: AreaGrid) -> Containment? {
             if radius > 0 { return grid.classify(box) }
             return grid.contains(position).map { $0 ? .inside : .outside }
