@@ -70,57 +70,78 @@ public struct RiderStats: Hashable, Sendable {
 }
 
 extension Store {
-    /// Decides and records a batch of fixes for one user in one write transaction: read the
-    /// previous state, decide each fix (in recorded-time order), write fixes, transitions, visits
-    /// and the new state. Results come back in the batch's order.
+    /// Decides and records a batch of fixes for one user: read the previous state, decide each fix
+    /// (in recorded-time order), write fixes, transitions, visits and the new state. The batch is
+    /// one savepoint of a transaction shared with other users' batches queued meanwhile
+    /// (``GroupCommit``); it returns after that transaction commits. Results come back in the
+    /// batch's order.
     public func recordFixes(
         user: UserID, _ fixes: [IncomingFix], source: FixSource, pipeline: FixPipeline, checkins: CheckinPolicy, index: FenceIndex
     ) async throws -> FixBatch {
         let now = self.now()
-        return try await self.pool.write { db in
-            var state = try Self.trackState(user, db)
-            try Self.closeStaleVisits(user, now: now, timeout: checkins.visitTimeout, db)
-            var results = [FixResult?](repeating: nil, count: fixes.count)
-            let order = fixes.indices.sorted { (fixes[$0].recordedAt, $0) < (fixes[$1].recordedAt, $1) }
-            let insert = try db.cachedStatement(sql: """
-                INSERT INTO fixes (user_id, client_id, lat, lon, accuracy, recorded_at, received_at, speed, altitude, source)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
-                """)
-            for i in order {
-                let fix = fixes[i]
-                if let clientID = fix.clientID, let previous = try Self.replay(user, clientID: clientID, db) {
-                    results[i] = FixResult(decision: previous, replayed: true)
-                    continue
-                }
-                var next = state
-                let decision = pipeline.process(fix, state: &next, index: index, now: now)
-                guard case .accepted(let current, let transitions) = decision else {
-                    results[i] = FixResult(decision: decision, replayed: false)
-                    continue
-                }
-                try insert.execute(arguments: [
-                    user.rawValue, fix.clientID, fix.lat, fix.lon, fix.accuracy, fix.recordedAt.timeIntervalSince1970,
-                    now.timeIntervalSince1970, fix.speed, fix.altitude, source.rawValue,
-                ])
-                guard db.changesCount == 1 else {
-                    // Same time and place as a stored fix (or a concurrent retry of the same client id).
-                    results[i] = FixResult(decision: .rejected(.duplicate), replayed: false)
-                    continue
-                }
-                let fixID = db.lastInsertedRowID
-                if current { state = next }
-                try Self.apply(transitions, user: user, fixID: fixID, db)
-                if current, !state.parks.isEmpty {
-                    try db.execute(
-                        sql: "UPDATE visits SET last_evidence_at = max(last_evidence_at, ?) WHERE user_id = ? AND left_at IS NULL AND park_id IN (\(state.parks.map { _ in "?" }.joined(separator: ",")))",
-                        arguments: StatementArguments([fix.recordedAt.timeIntervalSince1970, user.rawValue] as [any DatabaseValueConvertible]
-                            + state.parks.map(\.rawValue)))
-                }
-                results[i] = FixResult(decision: decision, replayed: false)
-            }
-            try Self.save(state, user, db)
-            return FixBatch(results: results.map { $0! }, state: state, visits: try Self.openVisitEvidence(user, db))
+        return try await self.fixWrites.write { db in
+            try Self.recordFixes(user: user, fixes, source: source, pipeline: pipeline, checkins: checkins, index: index, now: now, db)
         }
+    }
+
+    /// The work of ``recordFixes(user:_:source:pipeline:checkins:index:)`` inside its transaction.
+    /// Every statement is a cached (prepared once per connection) one: compiling SQL and
+    /// computing its observed region cost more than running it.
+    static func recordFixes(
+        user: UserID, _ fixes: [IncomingFix], source: FixSource, pipeline: FixPipeline, checkins: CheckinPolicy, index: FenceIndex,
+        now: Date, _ db: Database
+    ) throws -> FixBatch {
+        var state = try Self.trackState(user, db)
+        try Self.closeStaleVisits(user, now: now, timeout: checkins.visitTimeout, db)
+        var results = [FixResult?](repeating: nil, count: fixes.count)
+        let order = fixes.count == 1 ? [0] : fixes.indices.sorted { (fixes[$0].recordedAt, $0) < (fixes[$1].recordedAt, $1) }
+        let insert = try db.cachedStatement(sql: """
+            INSERT INTO fixes (user_id, client_id, lat, lon, accuracy, recorded_at, received_at, speed, altitude, source)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+            """)
+        let evidence = try db.cachedStatement(sql: """
+            UPDATE visits SET last_evidence_at = max(last_evidence_at, ?) WHERE user_id = ? AND left_at IS NULL AND park_id = ?
+            """)
+        for i in order {
+            let fix = fixes[i]
+            if let clientID = fix.clientID, let previous = try Self.replay(user, clientID: clientID, db) {
+                results[i] = FixResult(decision: previous, replayed: true)
+                continue
+            }
+            var next = state
+            let decision = pipeline.process(fix, state: &next, index: index, now: now)
+            guard case .accepted(let current, let transitions) = decision else {
+                results[i] = FixResult(decision: decision, replayed: false)
+                continue
+            }
+            try insert.execute(arguments: [
+                user.rawValue, fix.clientID, fix.lat, fix.lon, fix.accuracy, fix.recordedAt.timeIntervalSince1970,
+                now.timeIntervalSince1970, fix.speed, fix.altitude, source.rawValue,
+            ])
+            guard db.changesCount == 1 else {
+                // Same time and place as a stored fix (or a concurrent retry of the same client id).
+                results[i] = FixResult(decision: .rejected(.duplicate), replayed: false)
+                continue
+            }
+            let fixID = db.lastInsertedRowID
+            if current { state = next }
+            try Self.apply(transitions, user: user, fixID: fixID, db)
+            if current {
+                for park in state.parks {
+                    try evidence.execute(arguments: [fix.recordedAt.timeIntervalSince1970, user.rawValue, park.rawValue])
+                }
+            }
+            results[i] = FixResult(decision: decision, replayed: false)
+        }
+        try Self.save(state, user, db)
+        return FixBatch(results: results.map { $0! }, state: state, visits: try Self.openVisitEvidence(user, db))
+    }
+
+    /// Transactions that wrote fix batches so far, and the batches they carried (their ratio is the
+    /// mean group size of the group commit).
+    public var fixCommits: (transactions: Int, batches: Int) {
+        let totals = self.fixWrites.totals
+        return (totals.groups, totals.writes)
     }
 
     /// The user's latest accepted fix, if any.
@@ -262,7 +283,8 @@ extension Store {
     // MARK: Helpers inside transactions
 
     static func trackState(_ user: UserID, _ db: Database) throws -> TrackState {
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM track_state WHERE user_id = ?", arguments: [user.rawValue]) else {
+        let select = try db.cachedStatement(sql: "SELECT lat, lon, accuracy, recorded_at, parks, zones FROM track_state WHERE user_id = ?")
+        guard let row = try Row.fetchOne(select, arguments: [user.rawValue]) else {
             return TrackState()
         }
         func ids(_ text: String) -> [String] { text.split(separator: "\n").map(String.init) }
@@ -275,18 +297,19 @@ extension Store {
 
     private static func save(_ state: TrackState, _ user: UserID, _ db: Database) throws {
         guard let latest = state.latest else { return }
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             INSERT INTO track_state (user_id, lat, lon, accuracy, recorded_at, parks, zones) VALUES (?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (user_id) DO UPDATE SET lat = excluded.lat, lon = excluded.lon, accuracy = excluded.accuracy,
                 recorded_at = excluded.recorded_at, parks = excluded.parks, zones = excluded.zones
-            """, arguments: [user.rawValue, latest.position.lat, latest.position.lon, latest.accuracy, latest.recordedAt.timeIntervalSince1970,
+            """).execute(arguments: [user.rawValue, latest.position.lat, latest.position.lon, latest.accuracy, latest.recordedAt.timeIntervalSince1970,
                              state.parks.map(\.rawValue).sorted().joined(separator: "\n"),
                              state.zones.map(\.rawValue).sorted().joined(separator: "\n")])
     }
 
     /// The stored outcome of an earlier fix with this client id, if there is one.
     private static func replay(_ user: UserID, clientID: String, _ db: Database) throws -> FixDecision? {
-        guard let fixID = try Int64.fetchOne(db, sql: "SELECT id FROM fixes WHERE user_id = ? AND client_id = ?", arguments: [user.rawValue, clientID])
+        let select = try db.cachedStatement(sql: "SELECT id FROM fixes WHERE user_id = ? AND client_id = ?")
+        guard let fixID = try Int64.fetchOne(select, arguments: [user.rawValue, clientID])
         else { return nil }
         let transitions = try Row.fetchAll(db, sql: "SELECT * FROM transitions WHERE fix_id = ? ORDER BY id", arguments: [fixID]).map {
             Transition(event: Transition.Event(rawValue: $0["event"]) ?? .enter, park: ParkID(rawValue: $0["park_id"]),
@@ -313,39 +336,41 @@ extension Store {
             switch t.event {
             case .enter:
                 if try Self.openVisit(user, park: t.park, db) == nil,
-                   try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM parks WHERE id = ?)", arguments: [t.park.rawValue]) == true {
-                    try db.execute(sql: """
+                   try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM parks WHERE id = ?)"), arguments: [t.park.rawValue]) == true {
+                    try db.cachedStatement(sql: """
                         INSERT INTO visits (user_id, park_id, how, entered_at, last_evidence_at) VALUES (?, ?, 'automatic', ?, ?)
-                        """, arguments: [user.rawValue, t.park.rawValue, at, at])
+                        """).execute(arguments: [user.rawValue, t.park.rawValue, at, at])
                     try Self.awardBadges(user, at: t.at, db)
                 }
             case .exit:
-                try db.execute(sql: """
+                try db.cachedStatement(sql: """
                     UPDATE visits SET left_at = max(entered_at, ?) WHERE user_id = ? AND park_id = ? AND left_at IS NULL
-                    """, arguments: [at, user.rawValue, t.park.rawValue])
+                    """).execute(arguments: [at, user.rawValue, t.park.rawValue])
             }
         }
     }
 
     /// Ends open visits with no evidence for `timeout` seconds, at their last evidence.
     static func closeStaleVisits(_ user: UserID, now: Date, timeout: TimeInterval, _ db: Database) throws {
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             UPDATE visits SET left_at = last_evidence_at WHERE user_id = ? AND left_at IS NULL AND last_evidence_at < ?
-            """, arguments: [user.rawValue, now.timeIntervalSince1970 - timeout])
+            """).execute(arguments: [user.rawValue, now.timeIntervalSince1970 - timeout])
     }
 
     static func openVisitEvidence(_ user: UserID, _ db: Database) throws -> [ParkID: Date] {
         var out: [ParkID: Date] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT park_id, last_evidence_at FROM visits WHERE user_id = ? AND left_at IS NULL",
-                                    arguments: [user.rawValue]) {
+        let select = try db.cachedStatement(sql: "SELECT park_id, last_evidence_at FROM visits WHERE user_id = ? AND left_at IS NULL")
+        for row in try Row.fetchAll(select, arguments: [user.rawValue]) {
             out[ParkID(rawValue: row["park_id"])] = Date(timeIntervalSince1970: row["last_evidence_at"])
         }
         return out
     }
 
     static func openVisit(_ user: UserID, park: ParkID, _ db: Database) throws -> Visit? {
-        try Row.fetchOne(db, sql: "SELECT * FROM visits WHERE user_id = ? AND park_id = ? AND left_at IS NULL ORDER BY id DESC LIMIT 1",
-                         arguments: [user.rawValue, park.rawValue]).map(Self.visit)
+        let select = try db.cachedStatement(sql: """
+            SELECT * FROM visits WHERE user_id = ? AND park_id = ? AND left_at IS NULL ORDER BY id DESC LIMIT 1
+            """)
+        return try Row.fetchOne(select, arguments: [user.rawValue, park.rawValue]).map(Self.visit)
     }
 
     static func visit(_ row: Row) -> Visit {

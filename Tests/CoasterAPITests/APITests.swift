@@ -170,6 +170,13 @@ struct OperationsTests {
             #expect(text.contains("coasterlife_fence_parks_count 3"))
             #expect(text.contains("coasterlife_http_request_duration_seconds_bucket"))
             #expect(text.contains("coasterlife_store_write_duration_seconds_count{operation=\"fixes\"} 1"))
+            #expect(text.contains("coasterlife_store_fix_commits_total 1\n"))
+            #expect(text.contains("coasterlife_store_fix_commit_batches_total 1\n"))
+            // Scrapes add only what is new since the last one.
+            _ = try await client.postFixes([fixJSON(41.4823, -82.6835, at: Date())], as: ann)
+            let again = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
+            #expect(again.contains("coasterlife_store_fix_commits_total 2\n"))
+            #expect(again.contains("coasterlife_store_fix_commit_batches_total 2\n"))
         }
     }
 

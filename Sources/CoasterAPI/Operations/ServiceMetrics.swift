@@ -22,6 +22,12 @@ public final class ServiceMetrics: Sendable {
     static var fixesTotal: MetricNameDescriptor { name(nil, "fixes", "total", "GPS fixes by result, rejection reason and source.") }
     static var transitionsTotal: MetricNameDescriptor { name(nil, "transitions", "total", "Enter/exit transitions by event and fence kind.") }
     static var storeWrites: MetricNameDescriptor { name("store", "write_duration", "seconds", "Time of store write transactions by operation.") }
+    static var fixCommits: MetricNameDescriptor {
+        name("store", "fix_commits", "total", "Transactions that wrote fix batches; several requests' batches share one (group commit).")
+    }
+    static var fixCommitBatches: MetricNameDescriptor {
+        name("store", "fix_commit_batches", "total", "Fix batches written by those transactions; batches / commits is the mean group size.")
+    }
     static var fenceParks: MetricNameDescriptor { name("fence", "parks", "count", "Parks in the in-memory fence index.") }
     static var fenceZones: MetricNameDescriptor { name("fence", "zones", "count", "Zones in the in-memory fence index.") }
     static var fenceVertices: MetricNameDescriptor { name("fence", "vertices", "count", "Vertices in the in-memory fence index.") }
@@ -84,8 +90,18 @@ public final class ServiceMetrics: Sendable {
                                             buckets: Self.latencyBuckets).record(duration)
     }
 
-    /// Sizes read when `/metrics` is scraped.
-    func gauges(index: FenceIndex, people: Int, liveConnections: Int) {
+    /// Totals already added to the fix commit counters.
+    private let fixCommitsSeen = Mutex((transactions: 0, batches: 0))
+
+    /// Sizes and totals read when `/metrics` is scraped.
+    func gauges(index: FenceIndex, people: Int, liveConnections: Int, fixCommits: (transactions: Int, batches: Int)) {
+        // Concurrent scrapes may arrive with their totals out of order: only ever add what is new.
+        let (transactions, batches) = self.fixCommitsSeen.withLock { seen in
+            defer { seen = (max(seen.transactions, fixCommits.transactions), max(seen.batches, fixCommits.batches)) }
+            return (max(0, fixCommits.transactions - seen.transactions), max(0, fixCommits.batches - seen.batches))
+        }
+        self.registry.makeCounter(descriptor: Self.fixCommits).increment(by: Int64(transactions))
+        self.registry.makeCounter(descriptor: Self.fixCommitBatches).increment(by: Int64(batches))
         self.registry.makeGauge(descriptor: Self.fenceParks).set(Double(index.parkCount))
         self.registry.makeGauge(descriptor: Self.fenceZones).set(Double(index.zoneCount))
         self.registry.makeGauge(descriptor: Self.fenceVertices).set(Double(index.vertexCount))

@@ -1,0 +1,109 @@
+import GRDB
+import Synchronization
+
+/// Writes that share a transaction (group commit).
+///
+/// A write through ``write(_:)`` runs in its own savepoint of a transaction that also carries the
+/// writes queued while the previous one was committing; its caller resumes after that commit. So
+/// N concurrent writers pay one `BEGIN`, one `COMMIT` and one fsync instead of N, and nothing is
+/// acknowledged before it is durable. A write that throws rolls back its own savepoint and fails
+/// alone; a failed `COMMIT` fails every write of the group.
+///
+/// Each group is one job on the pool's serial writer queue, so other writes of the store (which
+/// use the pool directly) take their turn between groups.
+final class GroupCommit: Sendable {
+    private struct Job: Sendable {
+        /// Runs the write in its savepoint; returns how to answer its caller once the group has
+        /// committed (`nil`) or failed to.
+        let run: @Sendable (Database) -> @Sendable ((any Error)?) -> Void
+        /// Answers a caller whose write never ran (the transaction could not begin).
+        let fail: @Sendable (any Error) -> Void
+    }
+
+    private struct Queue {
+        var jobs: [Job] = []
+        /// A group is scheduled on the writer queue or running; it takes what is queued when done.
+        var draining = false
+        var groups = 0
+        var writes = 0
+    }
+
+    private let writer: any DatabaseWriter
+    private let queue = Mutex(Queue())
+
+    init(_ writer: any DatabaseWriter) {
+        self.writer = writer
+    }
+
+    /// Runs `work` in the next group's transaction and returns its result after the commit.
+    func write<T: Sendable>(_ work: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            let job = Job(
+                run: { db in
+                    do {
+                        var value: T?
+                        try db.inSavepoint {
+                            value = try work(db)
+                            return .commit
+                        }
+                        // inSavepoint returned without throwing, so `work` returned.
+                        let result = value!
+                        return { error in
+                            if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: result) }
+                        }
+                    } catch {
+                        return { _ in continuation.resume(throwing: error) }
+                    }
+                },
+                fail: { continuation.resume(throwing: $0) })
+            let start = self.queue.withLock { queue in
+                queue.jobs.append(job)
+                defer { queue.draining = true }
+                return !queue.draining
+            }
+            if start { self.schedule() }
+        }
+    }
+
+    /// Transactions run so far (each carrying one or more writes).
+    var groups: Int { self.queue.withLock { $0.groups } }
+
+    /// Transactions run so far, and the writes they carried.
+    var totals: (groups: Int, writes: Int) { self.queue.withLock { ($0.groups, $0.writes) } }
+
+    /// Writes waiting for the next group.
+    var waiting: Int { self.queue.withLock { $0.jobs.count } }
+
+    private func schedule() {
+        self.writer.asyncWriteWithoutTransaction { db in
+            let jobs = self.queue.withLock { queue in
+                defer { queue.jobs.removeAll(keepingCapacity: true) }
+                queue.groups += 1
+                queue.writes += queue.jobs.count
+                return queue.jobs
+            }
+            Self.commit(jobs, db)
+            let more = self.queue.withLock { queue in
+                queue.draining = !queue.jobs.isEmpty
+                return queue.draining
+            }
+            // Behind any other write that queued meanwhile: groups do not starve other writers.
+            if more { self.schedule() }
+        }
+    }
+
+    private static func commit(_ jobs: [Job], _ db: Database) {
+        var answers: [@Sendable ((any Error)?) -> Void] = []
+        answers.reserveCapacity(jobs.count)
+        do {
+            try db.inTransaction(.immediate) {
+                for job in jobs { answers.append(job.run(db)) }
+                return .commit
+            }
+            for answer in answers { answer(nil) }
+        } catch {
+            for answer in answers { answer(error) }
+            for job in jobs.dropFirst(answers.count) { job.fail(error) }
+        }
+    }
+}
