@@ -152,7 +152,7 @@ extension Store {
     /// How many fixes of a user are stored (for tests and the reliability harness).
     public func fixCount(of user: UserID) async throws -> Int {
         try await self.pool.read { db in
-            try Int.fetchOne(db, sql: "SELECT count(*) FROM fixes WHERE user_id = ?", arguments: [user.rawValue]) ?? 0
+            try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM fixes WHERE user_id = ?"), arguments: [user.rawValue]) ?? 0
         }
     }
 
@@ -160,7 +160,8 @@ extension Store {
     public func checkIn(user: UserID, park: ParkID, policy: CheckinPolicy, index: FenceIndex) async throws -> CheckinOutcome? {
         let now = self.now()
         return try await self.pool.write { db in
-            guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM parks WHERE id = ?)", arguments: [park.rawValue]) == true else {
+            guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM parks WHERE id = ?)"),
+                arguments: [park.rawValue]) == true else {
                 return nil
             }
             try Self.closeStaleVisits(user, now: now, timeout: policy.visitTimeout, db)
@@ -171,9 +172,9 @@ extension Store {
             case .failure(let refusal):
                 return .refused(refusal)
             case .success:
-                try db.execute(sql: """
+                try db.cachedStatement(sql: """
                     INSERT INTO visits (user_id, park_id, how, entered_at, last_evidence_at) VALUES (?, ?, 'explicit', ?, ?)
-                    """, arguments: [user.rawValue, park.rawValue, now.timeIntervalSince1970, now.timeIntervalSince1970])
+                    """).execute(arguments: [user.rawValue, park.rawValue, now.timeIntervalSince1970, now.timeIntervalSince1970])
                 let id = db.lastInsertedRowID
                 try Self.awardBadges(user, at: now, db)
                 return .created(Visit(id: id, park: park, how: .explicit, enteredAt: now, leftAt: nil))
@@ -184,9 +185,9 @@ extension Store {
     /// A user's visits, newest first. `before` pages by visit id.
     public func visits(of user: UserID, limit: Int, before: Int64? = nil) async throws -> [Visit] {
         try await self.pool.read { db in
-            try Row.fetchAll(db, sql: """
+            try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT * FROM visits WHERE user_id = ? AND id < ? ORDER BY id DESC LIMIT ?
-                """, arguments: [user.rawValue, before ?? Int64.max, limit]).map(Self.visit)
+                """), arguments: [user.rawValue, before ?? Int64.max, limit]).map(Self.visit)
         }
     }
 
@@ -194,9 +195,9 @@ extension Store {
     public func openVisits(of user: UserID, timeout: TimeInterval) async throws -> [Visit] {
         let now = self.now().timeIntervalSince1970
         return try await self.pool.read { db in
-            try Row.fetchAll(db, sql: """
+            try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT * FROM visits WHERE user_id = ? AND left_at IS NULL AND last_evidence_at >= ? ORDER BY id
-                """, arguments: [user.rawValue, now - timeout]).map(Self.visit)
+                """), arguments: [user.rawValue, now - timeout]).map(Self.visit)
         }
     }
 
@@ -205,24 +206,25 @@ extension Store {
     public func logRide(user: UserID, ride rideID: RideID, visitTimeout: TimeInterval) async throws -> Result<(RideLogEntry, Int), RideLogRefusal> {
         let now = self.now()
         return try await self.pool.write { db in
-            guard let ride = try RideRecord.fetchOne(db, sql: "SELECT * FROM rides WHERE id = ? AND listed = 1", arguments: [rideID.rawValue])?.ride
+            guard let ride = try RideRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM rides WHERE id = ? AND listed = 1"),
+                arguments: [rideID.rawValue])?.ride
             else { throw RideError.noSuchRide }
             guard ride.status == .operating else { return .failure(.notOperating(ride.status)) }
             try Self.closeStaleVisits(user, now: now, timeout: visitTimeout, db)
             guard let visit = try Self.openVisit(user, park: ride.park, db) else { return .failure(.notCheckedIn) }
-            if let last = try Double.fetchOne(db, sql: "SELECT max(ridden_at) FROM ride_logs WHERE user_id = ? AND ride_id = ?",
-                                              arguments: [user.rawValue, rideID.rawValue]) {
+            if let last = try Double.fetchOne(db.cachedStatement(sql: "SELECT max(ridden_at) FROM ride_logs WHERE user_id = ? AND ride_id = ?"),
+                arguments: [user.rawValue, rideID.rawValue]) {
                 let wait = ride.cooldown - now.timeIntervalSince1970 + last
                 if wait > 0 { return .failure(.cooldown(retryAfter: wait)) }
             }
             try Self.tally(user: user, ride: ride, at: now, db)
-            try db.execute(sql: "INSERT INTO ride_logs (user_id, ride_id, visit_id, ridden_at) VALUES (?, ?, ?, ?)",
-                           arguments: [user.rawValue, rideID.rawValue, visit.id, now.timeIntervalSince1970])
+            try db.cachedStatement(sql: "INSERT INTO ride_logs (user_id, ride_id, visit_id, ridden_at) VALUES (?, ?, ?, ?)")
+                .execute(arguments: [user.rawValue, rideID.rawValue, visit.id, now.timeIntervalSince1970])
             // Read the id before anything else inserts (a badge) and moves lastInsertedRowID.
             let entry = RideLogEntry(id: db.lastInsertedRowID, ride: rideID, rideName: ride.name, park: ride.park, riddenAt: now)
             try Self.awardBadges(user, at: now, db)
-            let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM ride_logs WHERE user_id = ? AND ride_id = ?",
-                                         arguments: [user.rawValue, rideID.rawValue]) ?? 0
+            let count = try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM ride_logs WHERE user_id = ? AND ride_id = ?"),
+                arguments: [user.rawValue, rideID.rawValue]) ?? 0
             return .success((entry, count))
         }
     }
@@ -230,10 +232,10 @@ extension Store {
     /// A rider's logged rides, newest first; `before` pages by entry id.
     public func rideHistory(of user: UserID, limit: Int, before: Int64? = nil) async throws -> [RideLogEntry] {
         try await self.pool.read { db in
-            try Row.fetchAll(db, sql: """
+            try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT l.id, l.ride_id, l.ridden_at, r.name, r.park_id FROM ride_logs l JOIN rides r ON r.id = l.ride_id
                 WHERE l.user_id = ? AND l.id < ? ORDER BY l.id DESC LIMIT ?
-                """, arguments: [user.rawValue, before ?? Int64.max, limit]).map {
+                """), arguments: [user.rawValue, before ?? Int64.max, limit]).map {
                 RideLogEntry(id: $0["id"], ride: RideID(rawValue: $0["ride_id"]), rideName: $0["name"],
                              park: ParkID(rawValue: $0["park_id"]), riddenAt: Date(timeIntervalSince1970: $0["ridden_at"]))
             }
@@ -244,10 +246,10 @@ extension Store {
     public func rideCounts(of user: UserID, in park: ParkID) async throws -> [RideID: Int] {
         try await self.pool.read { db in
             var counts: [RideID: Int] = [:]
-            for row in try Row.fetchAll(db, sql: """
+            for row in try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT l.ride_id, count(*) AS n FROM ride_logs l JOIN rides r ON r.id = l.ride_id
                 WHERE l.user_id = ? AND r.park_id = ? GROUP BY l.ride_id
-                """, arguments: [user.rawValue, park.rawValue]) {
+                """), arguments: [user.rawValue, park.rawValue]) {
                 counts[RideID(rawValue: row["ride_id"])] = row["n"]
             }
             return counts
@@ -266,17 +268,17 @@ extension Store {
                                           accuracy: Double, at: Date) async throws {
         let now = self.now().timeIntervalSince1970
         try await self.pool.write { db in
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 INSERT INTO owntracks_transitions (user_id, event, region, region_id, lat, lon, accuracy, at, received_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [user.rawValue, event, region, regionID, position.lat, position.lon, accuracy, at.timeIntervalSince1970, now])
+                """).execute(arguments: [user.rawValue, event, region, regionID, position.lat, position.lon, accuracy, at.timeIntervalSince1970, now])
         }
     }
 
     /// How many OwnTracks region events a user has (for tests).
     public func ownTracksTransitionCount(of user: UserID) async throws -> Int {
         try await self.pool.read { db in
-            try Int.fetchOne(db, sql: "SELECT count(*) FROM owntracks_transitions WHERE user_id = ?", arguments: [user.rawValue]) ?? 0
+            try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM owntracks_transitions WHERE user_id = ?"), arguments: [user.rawValue]) ?? 0
         }
     }
 
@@ -311,7 +313,8 @@ extension Store {
         let select = try db.cachedStatement(sql: "SELECT id FROM fixes WHERE user_id = ? AND client_id = ?")
         guard let fixID = try Int64.fetchOne(select, arguments: [user.rawValue, clientID])
         else { return nil }
-        let transitions = try Row.fetchAll(db, sql: "SELECT * FROM transitions WHERE fix_id = ? ORDER BY id", arguments: [fixID]).map {
+        let transitions = try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM transitions WHERE fix_id = ? ORDER BY id"),
+            arguments: [fixID]).map {
             Transition(event: Transition.Event(rawValue: $0["event"]) ?? .enter, park: ParkID(rawValue: $0["park_id"]),
                        zone: ($0["zone_id"] as String?).map(ZoneID.init(rawValue:)),
                        zoneKind: ($0["zone_kind"] as String?).flatMap(ZoneKind.init(rawValue:)),
@@ -336,7 +339,8 @@ extension Store {
             switch t.event {
             case .enter:
                 if try Self.openVisit(user, park: t.park, db) == nil,
-                   try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM parks WHERE id = ?)"), arguments: [t.park.rawValue]) == true {
+                   try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM parks WHERE id = ?)"),
+                       arguments: [t.park.rawValue]) == true {
                     try db.cachedStatement(sql: """
                         INSERT INTO visits (user_id, park_id, how, entered_at, last_evidence_at) VALUES (?, ?, 'automatic', ?, ?)
                         """).execute(arguments: [user.rawValue, t.park.rawValue, at, at])

@@ -59,9 +59,9 @@ extension Store {
                                                    visitTimeout: visitTimeout, index: index, now: now, db)
             else { return nil }
             if case .failure(let refusal) = check { return .failure(refusal) }
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 INSERT INTO wait_reports (user_id, ride_id, minutes, source, at, entered_at) VALUES (?, ?, ?, 'crowd', ?, ?)
-                """, arguments: [user.rawValue, ride.rawValue, minutes, now.timeIntervalSince1970, now.timeIntervalSince1970 - minutes * 60])
+                """).execute(arguments: [user.rawValue, ride.rawValue, minutes, now.timeIntervalSince1970, now.timeIntervalSince1970 - minutes * 60])
             return .success(now)
         }
     }
@@ -75,8 +75,8 @@ extension Store {
                                                    visitTimeout: visitTimeout, index: index, now: now, db)
             else { return nil }
             if case .failure(let refusal) = check { return .failure(refusal) }
-            try db.execute(sql: "INSERT INTO status_reports (user_id, ride_id, condition, at) VALUES (?, ?, ?, ?)",
-                           arguments: [user.rawValue, ride.rawValue, condition.rawValue, now.timeIntervalSince1970])
+            try db.cachedStatement(sql: "INSERT INTO status_reports (user_id, ride_id, condition, at) VALUES (?, ?, ?, ?)")
+                .execute(arguments: [user.rawValue, ride.rawValue, condition.rawValue, now.timeIntervalSince1970])
             return .success(now)
         }
     }
@@ -84,20 +84,23 @@ extension Store {
     /// When the reporter last reported (for `Retry-After`).
     public func lastReport(user: UserID, ride: RideID, status: Bool) async throws -> Date? {
         try await self.pool.read { db in
-            try Double.fetchOne(db, sql: "SELECT max(at) FROM \(status ? "status_reports" : "wait_reports") WHERE user_id = ? AND ride_id = ?",
-                                arguments: [user.rawValue, ride.rawValue]).map(Date.init(timeIntervalSince1970:))
+            try Double.fetchOne(db.cachedStatement(sql: "SELECT max(at) FROM \(status ? "status_reports" : "wait_reports") WHERE user_id = ? AND ride_id = ?"),
+                arguments: [user.rawValue, ride.rawValue]).map(Date.init(timeIntervalSince1970:))
         }
     }
 
     private static func reportCheck(user: UserID, ride: RideID, table: String, policy: WaitReportPolicy, visitTimeout: TimeInterval,
                                     index: FenceIndex, now: Date, _ db: Database) throws -> Result<Void, WaitReportRefusal>? {
-        guard let park = try String.fetchOne(db, sql: "SELECT park_id FROM rides WHERE id = ? AND listed = 1", arguments: [ride.rawValue])
+        guard let park = try String.fetchOne(db.cachedStatement(sql: "SELECT park_id FROM rides WHERE id = ? AND listed = 1"),
+            arguments: [ride.rawValue])
         else { return nil }
         try Self.closeStaleVisits(user, now: now, timeout: visitTimeout, db)
         let visiting = try Self.openVisit(user, park: ParkID(rawValue: park), db) != nil
-        let zones = try String.fetchAll(db, sql: "SELECT id FROM zones WHERE ride_id = ? AND kind IN ('ride', 'queue')", arguments: [ride.rawValue])
+        let zones = try String.fetchAll(db.cachedStatement(sql: "SELECT id FROM zones WHERE ride_id = ? AND kind IN ('ride', 'queue')"),
+            arguments: [ride.rawValue])
+        let crowdOnly = table == "wait_reports" ? " AND source = 'crowd'" : ""
         let lastReport = try Double.fetchOne(
-            db, sql: "SELECT max(at) FROM \(table) WHERE user_id = ? AND ride_id = ?\(table == "wait_reports" ? " AND source = 'crowd'" : "")",
+            db.cachedStatement(sql: "SELECT max(at) FROM \(table) WHERE user_id = ? AND ride_id = ?\(crowdOnly)"),
             arguments: [user.rawValue, ride.rawValue]).map(Date.init(timeIntervalSince1970:))
         return policy.check(latest: try Self.trackState(user, db).latest, visiting: visiting, zones: Set(zones.map(ZoneID.init(rawValue:))),
                             lastReport: lastReport, index: index, now: now)
@@ -107,7 +110,8 @@ extension Store {
     /// a listed ride of the park, or nothing is written.
     public func loadPostedWaits(park: ParkID, _ entries: [PostedWaitEntry]) async throws -> Int {
         try await self.pool.write { db in
-            let rides = Set(try String.fetchAll(db, sql: "SELECT id FROM rides WHERE park_id = ? AND listed = 1", arguments: [park.rawValue]))
+            let rides = Set(try String.fetchAll(db.cachedStatement(sql: "SELECT id FROM rides WHERE park_id = ? AND listed = 1"),
+                arguments: [park.rawValue]))
             let unknown = entries.enumerated().filter { !rides.contains($0.element.ride.rawValue) }.map { ($0.offset, $0.element.ride.rawValue) }
             guard unknown.isEmpty else { throw PostedWaitError.unknownRides(Array(unknown.prefix(100))) }
             let insert = try db.cachedStatement(sql: "INSERT OR REPLACE INTO posted_waits (ride_id, at, minutes) VALUES (?, ?, ?)")
@@ -123,11 +127,12 @@ extension Store {
     public func waitBoard(park: ParkID, estimator: WaitEstimator, statusRules: RideStatusRules) async throws -> [WaitBoardRow]? {
         let now = self.now()
         return try await self.pool.read { db in
-            guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM parks WHERE id = ?)", arguments: [park.rawValue]) == true else {
+            guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM parks WHERE id = ?)"),
+                arguments: [park.rawValue]) == true else {
                 return nil
             }
-            let rides = try RideRecord.fetchAll(db, sql: "SELECT * FROM rides WHERE park_id = ? AND listed = 1 ORDER BY position",
-                                                arguments: [park.rawValue]).map(\.ride)
+            let rides = try RideRecord.fetchAll(db.cachedStatement(sql: "SELECT * FROM rides WHERE park_id = ? AND listed = 1 ORDER BY position"),
+                arguments: [park.rawValue]).map(\.ride)
             return try rides.map { ride in
                 try Self.boardRow(ride, estimator: estimator, statusRules: statusRules, now: now, db)
             }
@@ -138,7 +143,8 @@ extension Store {
     public func waitEstimate(ride: RideID, estimator: WaitEstimator, statusRules: RideStatusRules) async throws -> WaitBoardRow? {
         let now = self.now()
         return try await self.pool.read { db in
-            guard let ride = try RideRecord.fetchOne(db, sql: "SELECT * FROM rides WHERE id = ? AND listed = 1", arguments: [ride.rawValue])?.ride
+            guard let ride = try RideRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM rides WHERE id = ? AND listed = 1"),
+                arguments: [ride.rawValue])?.ride
             else { return nil }
             return try Self.boardRow(ride, estimator: estimator, statusRules: statusRules, now: now, db)
         }
@@ -146,19 +152,19 @@ extension Store {
 
     private static func boardRow(_ ride: Ride, estimator: WaitEstimator, statusRules: RideStatusRules, now: Date, _ db: Database) throws -> WaitBoardRow {
         let t = now.timeIntervalSince1970
-        let observations = try Row.fetchAll(db, sql: """
+        let observations = try Row.fetchAll(db.cachedStatement(sql: """
             SELECT user_id, minutes, at, source FROM wait_reports WHERE ride_id = ? AND at > ? AND at <= ?
-            """, arguments: [ride.id.rawValue, t - estimator.window, t]).map {
+            """), arguments: [ride.id.rawValue, t - estimator.window, t]).map {
             WaitObservation(user: UserID($0["user_id"] as Int64), minutes: $0["minutes"], at: Date(timeIntervalSince1970: $0["at"]),
                             source: WaitObservation.Source(rawValue: $0["source"]) ?? .crowd)
         }
-        let posted = try Row.fetchOne(db, sql: """
+        let posted = try Row.fetchOne(db.cachedStatement(sql: """
             SELECT at, minutes FROM posted_waits WHERE ride_id = ? AND at <= ? ORDER BY at DESC LIMIT 1
-            """, arguments: [ride.id.rawValue, t]).map { PostedWait(minutes: $0["minutes"], at: Date(timeIntervalSince1970: $0["at"])) }
+            """), arguments: [ride.id.rawValue, t]).map { PostedWait(minutes: $0["minutes"], at: Date(timeIntervalSince1970: $0["at"])) }
         let model = try Self.postedModel(ride, before: now, db)
-        let statuses = try Row.fetchAll(db, sql: """
+        let statuses = try Row.fetchAll(db.cachedStatement(sql: """
             SELECT user_id, condition, at FROM status_reports WHERE ride_id = ? AND at > ? AND at <= ?
-            """, arguments: [ride.id.rawValue, t - statusRules.window, t]).map {
+            """), arguments: [ride.id.rawValue, t - statusRules.window, t]).map {
             StatusReport(user: UserID($0["user_id"] as Int64), condition: RideCondition(rawValue: $0["condition"]) ?? .operating,
                          at: Date(timeIntervalSince1970: $0["at"]))
         }
@@ -170,15 +176,15 @@ extension Store {
     /// from its last 100 reports in that part of the day that have a posted wait from the hour
     /// before the reporter joined the line.
     static func postedModel(_ ride: Ride, before now: Date, _ db: Database) throws -> PostedModel {
-        let zone = TimeZone(identifier: try String.fetchOne(db, sql: "SELECT time_zone FROM parks WHERE id = ?",
-                                                            arguments: [ride.park.rawValue]) ?? "UTC") ?? .gmt
+        let zone = TimeZone(identifier: try String.fetchOne(db.cachedStatement(sql: "SELECT time_zone FROM parks WHERE id = ?"),
+            arguments: [ride.park.rawValue]) ?? "UTC") ?? .gmt
         let bucket = WaitHours.bucket(now, in: zone)
-        let rows = try Row.fetchAll(db, sql: """
+        let rows = try Row.fetchAll(db.cachedStatement(sql: """
             SELECT r.minutes AS actual, r.entered_at AS entered,
                    (SELECT p.minutes FROM posted_waits p WHERE p.ride_id = r.ride_id AND p.at < r.entered_at AND p.at > r.entered_at - 3600
                     ORDER BY p.at DESC LIMIT 1) AS posted
             FROM wait_reports r WHERE r.ride_id = ? AND r.at <= ? ORDER BY r.at DESC LIMIT 600
-            """, arguments: [ride.id.rawValue, now.timeIntervalSince1970])
+            """), arguments: [ride.id.rawValue, now.timeIntervalSince1970])
         var pairs: [(actual: Double, posted: Double)] = []
         for row in rows {
             guard let posted = row["posted"] as Double?, posted > 0,
@@ -192,7 +198,8 @@ extension Store {
     /// A ride's wait history in buckets of `bucket` seconds from `from` to `to`.
     public func waitHistory(ride: RideID, from: Date, to: Date, bucket: TimeInterval) async throws -> [WaitHistoryBucket]? {
         try await self.pool.read { db in
-            guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM rides WHERE id = ?)", arguments: [ride.rawValue]) == true else {
+            guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM rides WHERE id = ?)"),
+                arguments: [ride.rawValue]) == true else {
                 return nil
             }
             let start = (from.timeIntervalSince1970 / bucket).rounded(.down) * bucket
@@ -201,13 +208,13 @@ extension Store {
                 WaitHistoryBucket(start: Date(timeIntervalSince1970: start + Double(i) * bucket), reports: 0, reportedMedian: nil, posted: nil)
             }
             var values = [[Double]](repeating: [], count: count)
-            for row in try Row.fetchAll(db, sql: "SELECT minutes, at FROM wait_reports WHERE ride_id = ? AND at >= ? AND at < ? ORDER BY at",
-                                        arguments: [ride.rawValue, start, to.timeIntervalSince1970]) {
+            for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT minutes, at FROM wait_reports WHERE ride_id = ? AND at >= ? AND at < ? ORDER BY at"),
+                arguments: [ride.rawValue, start, to.timeIntervalSince1970]) {
                 let i = Int(((row["at"] as Double) - start) / bucket)
                 if i >= 0 && i < count { values[i].append(row["minutes"]) }
             }
-            for row in try Row.fetchAll(db, sql: "SELECT minutes, at FROM posted_waits WHERE ride_id = ? AND at >= ? AND at < ? ORDER BY at",
-                                        arguments: [ride.rawValue, start, to.timeIntervalSince1970]) {
+            for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT minutes, at FROM posted_waits WHERE ride_id = ? AND at >= ? AND at < ? ORDER BY at"),
+                arguments: [ride.rawValue, start, to.timeIntervalSince1970]) {
                 let i = Int(((row["at"] as Double) - start) / bucket)
                 if i >= 0 && i < count { buckets[i].posted = row["minutes"] }
             }
@@ -222,18 +229,18 @@ extension Store {
 
     /// Turns a ride-zone enter that follows the same rider's queue-zone enter into a timed wait.
     static func recordMeasuredWait(user: UserID, ride: RideID, boardedAt: Double, currentFix: Int64, _ db: Database) throws {
-        guard let queued = try Double.fetchOne(db, sql: """
+        guard let queued = try Double.fetchOne(db.cachedStatement(sql: """
             SELECT max(at) FROM transitions WHERE user_id = ? AND ride_id = ? AND zone_kind = 'queue' AND event = 'enter' AND at > ? AND at <= ?
-            """, arguments: [user.rawValue, ride.rawValue, boardedAt - 3 * 3600, boardedAt]) else { return }
-        let boardedSince = try Int.fetchOne(db, sql: """
+            """), arguments: [user.rawValue, ride.rawValue, boardedAt - 3 * 3600, boardedAt]) else { return }
+        let boardedSince = try Int.fetchOne(db.cachedStatement(sql: """
             SELECT count(*) FROM transitions WHERE user_id = ? AND ride_id = ? AND zone_kind = 'ride' AND event = 'enter'
               AND at > ? AND at <= ? AND fix_id <> ?
-            """, arguments: [user.rawValue, ride.rawValue, queued, boardedAt, currentFix]) ?? 0
+            """), arguments: [user.rawValue, ride.rawValue, queued, boardedAt, currentFix]) ?? 0
         let minutes = (boardedAt - queued) / 60
         guard boardedSince == 0, minutes >= 0.5, minutes <= 300,
-              try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM rides WHERE id = ?)", arguments: [ride.rawValue]) == true
+              try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM rides WHERE id = ?)"), arguments: [ride.rawValue]) == true
         else { return }
-        try db.execute(sql: "INSERT INTO wait_reports (user_id, ride_id, minutes, source, at, entered_at) VALUES (?, ?, ?, 'measured', ?, ?)",
-                       arguments: [user.rawValue, ride.rawValue, minutes, boardedAt, queued])
+        try db.cachedStatement(sql: "INSERT INTO wait_reports (user_id, ride_id, minutes, source, at, entered_at) VALUES (?, ?, ?, 'measured', ?, ?)")
+            .execute(arguments: [user.rawValue, ride.rawValue, minutes, boardedAt, queued])
     }
 }

@@ -10,8 +10,9 @@ struct Load: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Bulk-load the benchmark world into a database file, and write session tokens for wrk.",
         discussion: """
-            The tokens file has one line per sampled user: `token lat lon` (the user's position), for the \
-            wrk scripts in tools/bench. Registering a million users over HTTP is not the benchmark.
+            The tokens file has one line per sampled user, `token lat lon park ride`: the user's position, \
+            the park they stand in and a ride within wait-reporting reach (`-` for none), for the wrk \
+            scripts in tools/bench. Registering a million users over HTTP is not the benchmark.
             """)
 
     @Option(help: "Users to generate.")
@@ -50,17 +51,23 @@ struct Load: AsyncParsableCommand {
         let ids = w.people.keys.sorted()
         let sampled = Set(ids.shuffled(using: &g).prefix(self.sessions))
         var lines: [String] = []
+        let reportPolicy = WaitReportPolicy()
         var users: [BulkUser] = []
         users.reserveCapacity(ids.count)
         for id in ids {
             let p = w.people[id]!
             var token: Data?
+            let latest = p.latest!
             if sampled.contains(id) {
                 let t = Sessions.newToken()
                 token = Sessions.hash(t)
-                lines.append("\(t) \(p.latest!.position.lat) \(p.latest!.position.lon)")
+                // A ride the user may report: its zone within the reporting reach of their fix (WaitReportPolicy).
+                let reach = index.locate(latest.position, accuracy: latest.accuracy + reportPolicy.nearDistance)
+                let ride = reach.lazy.flatMap(\.zones).first { $0.kind == .ride && $0.ride != nil }?.ride
+                let park = index.locate(latest.position, accuracy: 0).first?.id
+                lines.append("\(t) \(latest.position.lat) \(latest.position.lon) \(park?.rawValue ?? "-") \(ride?.rawValue ?? "-")")
             }
-            let zones = index.locate(p.latest!.position, accuracy: p.latest!.accuracy).flatMap { $0.zones.filter { $0.containment == .inside }.map(\.id) }
+            let zones = index.locate(latest.position, accuracy: latest.accuracy).flatMap { $0.zones.filter { $0.containment == .inside }.map(\.id) }
             users.append(BulkUser(id: id, username: p.username, displayName: p.displayName, passwordHash: hash, latest: p.latest, zones: zones,
                                   visits: p.visits.map { ($0.key, $0.value) }, tokenHash: token))
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CoasterAPI
+import CoasterCore
 import CoasterStore
 import Foundation
 import Hummingbird
@@ -43,6 +44,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Nearby queries per user per second, sustained (bursts of 20 s worth, at least 10). Environment: COASTERLIFE_NEARBY_RATE.")
     var nearbyRate = Environment.value("COASTERLIFE_NEARBY_RATE").flatMap(Double.init) ?? 0.5
 
+    @Option(help: "Seconds before one person may report the same ride's wait or status again. Environment: COASTERLIFE_REPORT_WINDOW.")
+    var reportWindow = Environment.value("COASTERLIFE_REPORT_WINDOW").flatMap(Double.init) ?? WaitReportPolicy().window
+
     @Option(help: "Where async work runs: 'nio' (the event loop threads, no hops between thread pools) or 'default' (Swift's global pool). Environment: COASTERLIFE_EXECUTOR.")
     var executor = Environment.value("COASTERLIFE_EXECUTOR") ?? "nio"
 
@@ -52,6 +56,9 @@ struct Serve: AsyncParsableCommand {
         guard (4...31).contains(self.bcryptCost) else { throw ValidationError("--bcrypt-cost must be 4…31") }
         guard (1...3600).contains(self.idleTimeout) else { throw ValidationError("--idle-timeout must be 1…3600 seconds") }
         guard self.fixRate > 0, self.nearbyRate > 0 else { throw ValidationError("--fix-rate and --nearby-rate must be positive") }
+        guard self.reportWindow.isFinite, (0...86_400).contains(self.reportWindow) else {
+            throw ValidationError("--report-window must be 0…86400 seconds")
+        }
     }
 
     func run() async throws {
@@ -77,11 +84,13 @@ struct Serve: AsyncParsableCommand {
         configuration.location.fixRequestBurst = max(1, Int(self.fixRate * 6))
         configuration.location.nearbyRequestsPerSecond = self.nearbyRate
         configuration.location.nearbyRequestBurst = max(10, Int(self.nearbyRate * 20))
+        configuration.location.waits.window = self.reportWindow
         // Printed at start so an operator sees what is in force (there are no secrets among these).
         logger.info("configuration", metadata: [
             "database": "\(self.database.database)", "host": "\(self.host)", "port": "\(self.port)", "parks": "\(self.parks)",
             "log_level": "\(self.logLevel)", "bcrypt_cost": "\(self.bcryptCost)", "idle_timeout_s": "\(self.idleTimeout)",
-            "fix_rate": "\(self.fixRate)", "nearby_rate": "\(self.nearbyRate)", "executor": "\(self.executor)",
+            "fix_rate": "\(self.fixRate)", "nearby_rate": "\(self.nearbyRate)",
+            "report_window_s": "\(self.reportWindow)", "executor": "\(self.executor)",
         ])
         let service = try await Service.open(configuration, logger: logger)
         let app = try buildApplication(configuration, service: service, logger: logger)

@@ -1,13 +1,20 @@
 -- Shared by the wrk scripts: session tokens (from `coasterbench load`) and a one-line summary.
 local M = {}
 
-function M.load_tokens()
+-- One user per line of the tokens file: `token lat lon park ride` (`-` for no park or no ride in
+-- reporting reach). `keep(user)` may filter them (the wait scripts want users at a ride).
+function M.load_tokens(keep)
   local path = os.getenv("COASTERLIFE_TOKENS")
   local users = {}
   for line in io.lines(path) do
-    local token, lat, lon = line:match("^(%S+) (%S+) (%S+)$")
-    if token then users[#users + 1] = { token = token, lat = tonumber(lat), lon = tonumber(lon) } end
+    local token, lat, lon, park, ride = line:match("^(%S+) (%S+) (%S+) (%S+) (%S+)$")
+    if token then
+      local u = { token = token, lat = tonumber(lat), lon = tonumber(lon),
+                  park = park ~= "-" and park or nil, ride = ride ~= "-" and ride or nil }
+      if keep == nil or keep(u) then users[#users + 1] = u end
+    end
   end
+  if #users == 0 then error("no suitable users in " .. path) end
   return users
 end
 
