@@ -4,6 +4,9 @@ import GRDB
 
 extension Store {
     /// The live directory's view of users: every user, or only `ids`.
+    ///
+    /// Rows are read through cursors, one at a time: fetching a million users' 50 million friendship
+    /// rows as an array of `Row`s first would hold gigabytes at once.
     public func personStates(only ids: [UserID]? = nil) async throws -> [PersonState] {
         try await self.pool.read { db in
             let filter: (String) -> String = { column in
@@ -11,11 +14,11 @@ extension Store {
                 return ids.isEmpty ? "0" : "\(column) IN (\(ids.map { String($0.rawValue) }.joined(separator: ",")))"
             }
             var people: [UserID: PersonState] = [:]
-            for row in try Row.fetchAll(db, sql: """
+            try Row.fetchCursor(db, sql: """
                 SELECT u.id, u.username, u.display_name, u.ghost, u.ghost_until, u.precision, u.discoverable,
                        t.lat, t.lon, t.accuracy, t.recorded_at, t.zones
                 FROM users u LEFT JOIN track_state t ON t.user_id = u.id WHERE \(filter("u.id"))
-                """) {
+                """).forEach { row in
                 let id = UserID(row["id"] as Int64)
                 let ghost = Self.ghostMode(row)
                 let latest: AcceptedFix? = (row["recorded_at"] as Double?).map {
@@ -27,22 +30,22 @@ extension Store {
                     sharing: SharingSettings(ghost: ghost, precision: Precision(rawValue: row["precision"]) ?? .exact),
                     discoverable: row["discoverable"])
             }
-            for row in try Row.fetchAll(db, sql: "SELECT user_id, park_id, last_evidence_at FROM visits WHERE left_at IS NULL AND \(filter("user_id"))") {
+            try Row.fetchCursor(db, sql: "SELECT user_id, park_id, last_evidence_at FROM visits WHERE left_at IS NULL AND \(filter("user_id"))").forEach { row in
                 people[UserID(row["user_id"] as Int64)]?.visits[ParkID(rawValue: row["park_id"])] = Date(timeIntervalSince1970: row["last_evidence_at"])
             }
-            for row in try Row.fetchAll(db, sql: "SELECT user_id, friend_id, precision, hidden FROM sharing_overrides WHERE \(filter("user_id"))") {
+            try Row.fetchCursor(db, sql: "SELECT user_id, friend_id, precision, hidden FROM sharing_overrides WHERE \(filter("user_id"))").forEach { row in
                 people[UserID(row["user_id"] as Int64)]?.sharing.overrides[UserID(row["friend_id"] as Int64)] =
                     SharingOverride(precision: (row["precision"] as String?).flatMap(Precision.init(rawValue:)), hidden: row["hidden"])
             }
-            for row in try Row.fetchAll(db, sql: """
+            try Row.fetchCursor(db, sql: """
                 SELECT requester, addressee FROM friendships WHERE status = 'accepted' AND (\(filter("requester")) OR \(filter("addressee")))
-                """) {
+                """).forEach { row in
                 let a = UserID(row["requester"] as Int64), b = UserID(row["addressee"] as Int64)
                 people[a]?.friends.insert(b)
                 people[b]?.friends.insert(a)
             }
             for id in people.keys { people[id]?.friends.compact() }
-            for row in try Row.fetchAll(db, sql: "SELECT blocker, blocked FROM blocks WHERE \(filter("blocker")) OR \(filter("blocked"))") {
+            try Row.fetchCursor(db, sql: "SELECT blocker, blocked FROM blocks WHERE \(filter("blocker")) OR \(filter("blocked"))").forEach { row in
                 let a = UserID(row["blocker"] as Int64), b = UserID(row["blocked"] as Int64)
                 people[a]?.blocks.insert(b)
                 people[b]?.blocks.insert(a)

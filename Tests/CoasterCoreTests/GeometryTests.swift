@@ -66,6 +66,35 @@ struct GeodesyTests {
         #expect(abs(s - 5_551_759.400) < 0.001)
     }
 
+    /// The local-plane distance against Karney's, over random pairs at every latitude it answers
+    /// for and every distance up to its reach; near the reach it must still answer.
+    @Test func localDistanceStaysWithinItsTolerance() {
+        var g = SystemRandomNumberGenerator()
+        var answered = 0
+        for i in 0..<200_000 {
+            let start = Coordinate(lat: Double.random(in: -79.9...79.9, using: &g), lon: Double.random(in: -179...179, using: &g))
+            // Uniform in distance, so the short distances nearby queries see most get as many tries.
+            let d = i % 2 == 0 ? Double.random(in: 0...600, using: &g) : Double.random(in: 0...Geodesy.localDistanceReach, using: &g)
+            let end = Geodesy.destination(from: start, azimuth: Double.random(in: 0..<360, using: &g), distance: d)
+            let exact = Geodesy.distance(start, end)
+            guard let local = Geodesy.localDistance(start, end) else {
+                // Only far apart (in degrees, at high latitude) or past the reach.
+                #expect(abs(end.lon - start.lon) >= 0.1 || abs(end.lat - start.lat) >= 0.1 || exact > Geodesy.localDistanceReach - 0.01)
+                continue
+            }
+            answered += 1
+            if abs(local - exact) > Geodesy.localDistanceTolerance(exact) {
+                Issue.record("\(start) → \(end): local \(local), geodesic \(exact)")
+                return
+            }
+        }
+        #expect(answered > 150_000)
+        // Far apart: no answer rather than a wrong one.
+        #expect(Geodesy.localDistance(Coordinate(lat: 41, lon: -82), Coordinate(lat: 41, lon: -81.8)) == nil)
+        #expect(Geodesy.localDistance(Coordinate(lat: 85, lon: 0), Coordinate(lat: 85, lon: 0.001)) == nil)
+        #expect(Geodesy.localDistance(Coordinate(lat: 0, lon: 179.99), Coordinate(lat: 0, lon: -179.99)) == nil)
+    }
+
     @Test func destinationInvertsDistance() {
         let start = Coordinate(lat: 41.4817, lon: -82.6881)
         for azimuth in stride(from: 0.0, to: 360, by: 30) {

@@ -48,7 +48,8 @@ public struct LocationPrivacy: Hashable, Sendable {
     /// What `viewer` sees of a user whose latest accepted fix is `fix`, or `nil` for nothing.
     /// Only accepted friends see anything; ghost mode, per-friend hiding and staleness hide all.
     /// Approximate positions are snapped here, before anyone computes a distance from them.
-    public func view(_ fix: AcceptedFix?, sharing: SharingSettings, visiting: Set<ParkID>, viewer: UserID,
+    /// `visiting` (the parks the user is on a visit to) is evaluated only for park-only sharing.
+    public func view(_ fix: AcceptedFix?, sharing: SharingSettings, visiting: @autoclosure () -> Set<ParkID>, viewer: UserID,
                      relationship: Relationship, now: Date) -> SharedLocation? {
         guard relationship == .friends, let fix, now.timeIntervalSince(fix.recordedAt) <= self.timeToLive,
               let precision = sharing.visibility(to: viewer, at: now)
@@ -56,7 +57,9 @@ public struct LocationPrivacy: Hashable, Sendable {
         switch precision {
         case .exact: return .exact(fix.position, accuracy: fix.accuracy)
         case .approximate: return .approximate(ApproximateGrid.snap(fix.position), accuracy: ApproximateGrid.cellRadius)
-        case .parkOnly: return visiting.isEmpty ? nil : .parkOnly(visiting)
+        case .parkOnly:
+            let parks = visiting()
+            return parks.isEmpty ? nil : .parkOnly(parks)
         }
     }
 }

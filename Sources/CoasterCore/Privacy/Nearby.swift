@@ -66,6 +66,16 @@ public struct PersonState: Hashable, Sendable {
         if visits.isEmpty { return [] }
         return Set(visits.filter { now.timeIntervalSince($0.value) <= timeout }.keys)
     }
+
+    /// The first (by id) of ``visiting(at:timeout:)``, without building the set.
+    public func firstVisited(at now: Date, timeout: TimeInterval) -> ParkID? {
+        var first: ParkID?
+        for (park, evidence) in self.box.fields.visits where now.timeIntervalSince(evidence) <= timeout {
+            if let f = first, f <= park { continue }
+            first = park
+        }
+        return first
+    }
 }
 
 /// Distances as they are shown: rounded *up* to a step that grows with the distance, so that
@@ -131,24 +141,25 @@ public struct NearbyRules: Sendable {
         for id in viewer.friends where !viewer.blocks.contains(id) {
             guard let friend = people(id), friend.friends.contains(viewer.id), let fix = friend.latest else { continue }
             if !reach.contains(fix.position), myParks.isDisjoint(with: friend.visits.keys) { continue }
-            let visiting = friend.visiting(at: now, timeout: self.visitTimeout)
-            guard let shared = self.privacy.view(fix, sharing: friend.sharing, visiting: visiting, viewer: viewer.id,
-                                                 relationship: .friends, now: now)
+            // The set of visited parks is built only for park-only sharing, which lists them.
+            guard let shared = self.privacy.view(fix, sharing: friend.sharing, visiting: friend.visiting(at: now, timeout: self.visitTimeout),
+                                                 viewer: viewer.id, relationship: .friends, now: now)
             else { continue }
             let age = (now.timeIntervalSince(fix.recordedAt) / 60).rounded(.down) * 60
             switch shared {
             case .exact(let c, _):
-                let d = Geodesy.distance(mine.position, c)
+                let d = Self.distance(mine.position, c, radius: radius)
                 guard d <= radius else { continue }
                 out.append(NearbyPerson(id: id, username: friend.username, displayName: friend.displayName,
                                         distance: DistanceBuckets.bucket(d), age: age, precision: .exact,
-                                        park: visiting.min(), zone: Self.mostSpecific(friend.zones, index: index)))
+                                        park: friend.firstVisited(at: now, timeout: self.visitTimeout),
+                                        zone: Self.mostSpecific(friend.zones, index: index)))
             case .approximate(let c, _):
-                let d = Geodesy.distance(mine.position, c)
+                let d = Self.distance(mine.position, c, radius: radius)
                 guard d <= radius else { continue }
                 out.append(NearbyPerson(id: id, username: friend.username, displayName: friend.displayName,
                                         distance: DistanceBuckets.bucket(d), age: age, precision: .approximate,
-                                        park: visiting.min(), zone: nil))
+                                        park: friend.firstVisited(at: now, timeout: self.visitTimeout), zone: nil))
             case .parkOnly(let parks):
                 guard let shared = parks.intersection(myParks).sorted().first else { continue }
                 out.append(NearbyPerson(id: id, username: friend.username, displayName: friend.displayName,
@@ -206,6 +217,18 @@ public struct NearbyRules: Sendable {
                 zone: precision == .exact ? Self.mostSpecific(zones, index: index) : nil))
         }
         return out.sorted { $0.username < $1.username }
+    }
+
+    /// The distance as far as the answer can tell: the local plane's (``Geodesy/localDistance(_:_:)``)
+    /// when no value within its tolerance would fall in another bucket or on the other side of the
+    /// radius, else the geodesic. Answers are the same as with the geodesic everywhere.
+    static func distance(_ a: Coordinate, _ b: Coordinate, radius: Double) -> Double {
+        if let d = Geodesy.localDistance(a, b) {
+            let tolerance = Geodesy.localDistanceTolerance(d)
+            let low = max(0, d - tolerance), high = d + tolerance
+            if DistanceBuckets.bucket(low) == DistanceBuckets.bucket(high), (low <= radius) == (high <= radius) { return d }
+        }
+        return Geodesy.distance(a, b)
     }
 
     static func mostSpecific(_ zones: Set<ZoneID>, index: FenceIndex) -> ZoneID? {

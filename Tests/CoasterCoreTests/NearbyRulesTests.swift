@@ -1,0 +1,52 @@
+@testable import CoasterCore
+import Foundation
+import Testing
+
+@Suite("Nearby rules")
+struct NearbyRulesTests {
+    /// The shortcut distance never changes an answer: on both sides of every bucket boundary up to
+    /// 5 km and of the radius, by a hair, the bucket and the radius test are the geodesic's.
+    @Test func distanceAnswersAsTheGeodesicWould() {
+        var boundaries: [Double] = stride(from: 10.0, through: 100, by: 10).map { $0 }
+        boundaries += stride(from: 150.0, through: 1_000, by: 50)
+        boundaries += stride(from: 1_500.0, through: 5_000, by: 500)
+        var g = SystemRandomNumberGenerator()
+        var checked = 0
+        for boundary in boundaries {
+            for offset in [-1e-3, -1e-5, -1e-7, 0, 1e-7, 1e-5, 1e-3] {
+                for _ in 0..<20 {
+                    let a = Coordinate(lat: Double.random(in: -70...70, using: &g), lon: Double.random(in: -170...170, using: &g))
+                    let b = Geodesy.destination(from: a, azimuth: Double.random(in: 0..<360, using: &g), distance: boundary + offset)
+                    let exact = Geodesy.distance(a, b)
+                    for radius in [boundary, 500, 5_000] {
+                        let d = NearbyRules.distance(a, b, radius: radius)
+                        #expect(DistanceBuckets.bucket(d) == DistanceBuckets.bucket(exact), "\(a) → \(b): \(d) vs \(exact)")
+                        #expect((d <= radius) == (exact <= radius), "\(a) → \(b): \(d) vs \(exact), radius \(radius)")
+                        checked += 1
+                    }
+                }
+            }
+        }
+        #expect(checked > 10_000)
+    }
+
+    /// Far from any boundary it takes the shortcut (within its tolerance of the geodesic).
+    @Test func distanceUsesTheLocalPlaneWhenItCannotMatter() {
+        let a = Coordinate(lat: 41.4822, lon: -82.6835)
+        let b = Geodesy.destination(from: a, azimuth: 40, distance: 123.4)
+        let d = NearbyRules.distance(a, b, radius: 500)
+        #expect(d == Geodesy.localDistance(a, b))
+        #expect(abs(d - 123.4) < Geodesy.localDistanceTolerance(123.4))
+    }
+
+    @Test func firstVisitedIsTheSmallestFreshVisit() {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let person = PersonState(id: UserID(1), username: "ann", displayName: "Ann",
+                                 visits: [ParkID(rawValue: "b"): now, ParkID(rawValue: "a"): now.addingTimeInterval(-7_200),
+                                          ParkID(rawValue: "c"): now.addingTimeInterval(-60)])
+        #expect(person.firstVisited(at: now, timeout: 3_600) == ParkID(rawValue: "b"))
+        #expect(person.firstVisited(at: now, timeout: 3_600) == person.visiting(at: now, timeout: 3_600).min())
+        #expect(person.firstVisited(at: now, timeout: 8_000) == ParkID(rawValue: "a"))
+        #expect(person.firstVisited(at: now.addingTimeInterval(10_000), timeout: 3_600) == nil)
+    }
+}
