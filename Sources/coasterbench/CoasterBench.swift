@@ -64,10 +64,17 @@ struct Engine: ParsableCommand {
             let askers = (0..<10_000).map { _ in ids.randomElement(using: &g)! }
             var j = 0
             var found = 0
+            // The service's directory (`PersonDirectory`); each call gathers the asker's friends
+            // from it, as the server does under its lock, then applies the rules.
+            var directory = PersonDirectory()
+            for id in ids { directory[id] = w.people[id] }
             let nearby = Self.measure(min(self.calls, 50_000)) {
-                let viewer = w.people[askers[j % askers.count]]!
+                let viewer = directory[askers[j % askers.count]]!
                 j += 1
-                guard case .success(let list) = rules.friendsNearby(viewer: viewer, people: { w.people[$0] }, radius: 500, now: Date(), index: index)
+                var friends: [PersonState] = []
+                friends.reserveCapacity(viewer.friends.count)
+                for f in viewer.friends { if let friend = directory[f] { friends.append(friend) } }
+                guard case .success(let list) = rules.friendsNearby(viewer: viewer, friends: friends, radius: 500, now: Date(), index: index)
                 else { return 0 }
                 found += list.count
                 return list.count

@@ -50,3 +50,40 @@ struct NearbyRulesTests {
         #expect(person.firstVisited(at: now.addingTimeInterval(10_000), timeout: 3_600) == nil)
     }
 }
+
+@Suite("Person directory")
+struct PersonDirectoryTests {
+    static func person(_ id: Int64) -> PersonState { PersonState(id: UserID(id), username: "u\(id)", displayName: "U \(id)") }
+
+    @Test func findsWhatWasPutWhereverItsIdFalls() {
+        var directory = PersonDirectory()
+        // Dense ids, a far one (the side table), zero and a negative one.
+        let ids: [Int64] = [1, 2, 3, 1_000, 5_000_000_000, 0, -7, 999_999]
+        for id in ids { directory[UserID(id)] = Self.person(id) }
+        #expect(directory.count == ids.count)
+        for id in ids { #expect(directory[UserID(id)]?.username == "u\(id)") }
+        #expect(directory[UserID(4)] == nil)
+        #expect(directory[UserID(6_000_000_000)] == nil)
+        // Replacing does not count twice; removing does count.
+        directory[UserID(2)] = Self.person(2)
+        directory[UserID(5_000_000_000)] = nil
+        directory[UserID(3)] = nil
+        directory[UserID(3)] = nil
+        #expect(directory.count == ids.count - 2)
+        #expect(directory[UserID(5_000_000_000)] == nil)
+        #expect(directory[UserID(3)] == nil)
+    }
+
+    @Test func anIdLeavesTheSideTableWhenThePopulationGrowsPastIt() {
+        var directory = PersonDirectory()
+        let far = UserID(3_000_000)
+        directory[far] = Self.person(3_000_000)
+        // A million people later the same id is within the array's reach; it must not live twice.
+        for id in 1...1_000_000 { directory[UserID(Int64(id))] = Self.person(Int64(id)) }
+        directory[far] = Self.person(3_000_000)
+        #expect(directory.count == 1_000_001)
+        directory[far] = nil
+        #expect(directory[far] == nil)
+        #expect(directory.count == 1_000_000)
+    }
+}

@@ -30,7 +30,7 @@ struct NearbyController {
         try self.rates.take(me.id, what: "nearby")
         guard let (viewer, friends) = try await self.people.viewerAndFriends(me.id) else { throw Problem.unauthorized() }
         let index = self.fences.index
-        switch self.rules.friendsNearby(viewer: viewer, people: { friends[$0] }, radius: radius, now: self.now(), index: index) {
+        switch self.rules.friendsNearby(viewer: viewer, friends: friends, radius: radius, now: self.now(), index: index) {
         case .success(let list): return NearbyResponse(radius: radius, people: list, index: index)
         case .failure(let refusal): throw Self.problem(refusal, self.policy)
         }
@@ -43,7 +43,7 @@ struct NearbyController {
         let index = self.fences.index
         guard index.park(park) != nil else { throw ParksController.noSuchPark(park) }
         guard let (viewer, friends) = try await self.people.viewerAndFriends(me.id) else { throw Problem.unauthorized() }
-        let list = self.rules.friendsInPark(viewer: viewer, people: { friends[$0] }, park: park, now: self.now(), index: index)
+        let list = self.rules.friendsInPark(viewer: viewer, friends: friends, park: park, now: self.now(), index: index)
         return NearbyResponse(radius: nil, people: list, index: index)
     }
 

@@ -11,7 +11,7 @@ import Synchronization
 /// sharing settings, check-ins, registrations) reload the users they touched from the store.
 public final class People: Sendable {
     private struct Book: Sendable {
-        var byID: [UserID: PersonState] = [:]
+        var byID = PersonDirectory()
         /// Who has an open visit to each park, for "people nearby".
         var visitors: [ParkID: Set<UserID>] = [:]
 
@@ -72,13 +72,17 @@ public final class People: Sendable {
         return self.person(id)
     }
 
-    /// The viewer and a snapshot of their friends (copy-on-write: no deep copies under the lock).
-    func viewerAndFriends(_ id: UserID) async throws -> (PersonState, [UserID: PersonState])? {
+    /// The viewer and a snapshot of their friends, in id order (copy-on-write: no deep copies
+    /// under the lock, one reference count per friend).
+    func viewerAndFriends(_ id: UserID) async throws -> (PersonState, [PersonState])? {
         guard try await self.person(loading: id) != nil else { return nil }
         return self.book.withLock { book in
             guard let me = book.byID[id] else { return nil }
-            var friends: [UserID: PersonState] = [:]
-            for f in me.friends { friends[f] = book.byID[f] }
+            var friends: [PersonState] = []
+            friends.reserveCapacity(me.friends.count)
+            for f in me.friends {
+                if let friend = book.byID[f] { friends.append(friend) }
+            }
             return (me, friends)
         }
     }

@@ -72,8 +72,8 @@ struct OwnTracksController {
     func locations(for me: Identity) async throws -> [[String: Any]] {
         let now = self.now()
         // From the in-memory directory, like nearby and live: no database read on this path.
-        guard let (viewer, directory) = try await self.people.viewerAndFriends(me.id) else { return [] }
-        let friends = viewer.friends.sorted().compactMap { directory[$0] }.filter { $0.friends.contains(me.id) && !viewer.blocks.contains($0.id) }
+        guard let (viewer, snapshot) = try await self.people.viewerAndFriends(me.id) else { return [] }
+        let friends = snapshot.filter { $0.friends.contains(me.id) && !viewer.blocks.contains($0.id) }
         let own = viewer.latest
         let tids = TrackerIDs.assign([me.username] + friends.map(\.username))
         var out: [[String: Any]] = []

@@ -128,7 +128,10 @@ public struct NearbyRules: Sendable {
     /// Distances are computed from what the viewer may see (an approximate friend's snapped cell
     /// centre, never the true position) and then bucketed. Park-only friends are listed without a
     /// distance when the viewer is visiting the same park. Cost: O(friends of the viewer).
-    public func friendsNearby(viewer: PersonState, people: (UserID) -> PersonState?, radius: Double, now: Date,
+    ///
+    /// `friends` are the states of the viewer's friends (a snapshot of the directory); anyone in it
+    /// who is not a mutual, unblocked friend of the viewer is skipped.
+    public func friendsNearby(viewer: PersonState, friends: [PersonState], radius: Double, now: Date,
                               index: FenceIndex) -> Result<[NearbyPerson], NearbyRefusal> {
         guard let mine = viewer.latest, now.timeIntervalSince(mine.recordedAt) <= self.privacy.timeToLive else {
             return .failure(.noRecentFix)
@@ -138,8 +141,10 @@ public struct NearbyRules: Sendable {
         // even snapped, so the exact (and costlier) geodesic distance is skipped for it.
         let reach = Geodesy.boundingBox(center: mine.position, radius: radius + ApproximateGrid.cellRadius * 1.5)
         var out: [NearbyPerson] = []
-        for id in viewer.friends where !viewer.blocks.contains(id) {
-            guard let friend = people(id), friend.friends.contains(viewer.id), let fix = friend.latest else { continue }
+        for friend in friends {
+            let id = friend.id
+            guard viewer.friends.contains(id), !viewer.blocks.contains(id), friend.friends.contains(viewer.id), let fix = friend.latest
+            else { continue }
             if !reach.contains(fix.position), myParks.isDisjoint(with: friend.visits.keys) { continue }
             // The set of visited parks is built only for park-only sharing, which lists them.
             guard let shared = self.privacy.view(fix, sharing: friend.sharing, visiting: friend.visiting(at: now, timeout: self.visitTimeout),
@@ -195,10 +200,12 @@ public struct NearbyRules: Sendable {
     }
 
     /// Friends on a visit to `park` now, as their sharing allows, by username.
-    public func friendsInPark(viewer: PersonState, people: (UserID) -> PersonState?, park: ParkID, now: Date, index: FenceIndex) -> [NearbyPerson] {
+    public func friendsInPark(viewer: PersonState, friends: [PersonState], park: ParkID, now: Date, index: FenceIndex) -> [NearbyPerson] {
         var out: [NearbyPerson] = []
-        for id in viewer.friends where !viewer.blocks.contains(id) {
-            guard let friend = people(id), friend.friends.contains(viewer.id), let fix = friend.latest else { continue }
+        for friend in friends {
+            let id = friend.id
+            guard viewer.friends.contains(id), !viewer.blocks.contains(id), friend.friends.contains(viewer.id), let fix = friend.latest
+            else { continue }
             let visiting = friend.visiting(at: now, timeout: self.visitTimeout)
             guard visiting.contains(park),
                   let shared = self.privacy.view(fix, sharing: friend.sharing, visiting: visiting, viewer: viewer.id,
