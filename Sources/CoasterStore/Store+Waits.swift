@@ -53,8 +53,9 @@ extension Store {
     /// - Returns: `nil` if the ride is not listed.
     public func reportWait(user: UserID, ride: RideID, minutes: Double, policy: WaitReportPolicy, visitTimeout: TimeInterval,
                            index: FenceIndex) async throws -> Result<Date, WaitReportRefusal>? {
-        let now = self.now()
-        return try await self.pool.write { db in
+        try await self.pool.write { db in
+            // Read inside the transaction: a report committed while this one waited is never "later".
+            let now = self.now()
             guard let check = try Self.reportCheck(user: user, ride: ride, table: "wait_reports", policy: policy,
                                                    visitTimeout: visitTimeout, index: index, now: now, db)
             else { return nil }
@@ -69,8 +70,9 @@ extension Store {
     /// Records a ride-status report after the same checks as a wait report.
     public func reportStatus(user: UserID, ride: RideID, condition: RideCondition, policy: WaitReportPolicy, visitTimeout: TimeInterval,
                              index: FenceIndex) async throws -> Result<Date, WaitReportRefusal>? {
-        let now = self.now()
-        return try await self.pool.write { db in
+        try await self.pool.write { db in
+            // Read inside the transaction: a report committed while this one waited is never "later".
+            let now = self.now()
             guard let check = try Self.reportCheck(user: user, ride: ride, table: "status_reports", policy: policy,
                                                    visitTimeout: visitTimeout, index: index, now: now, db)
             else { return nil }
