@@ -57,6 +57,52 @@ struct LiveTests {
         }
     }
 
+    /// The first message that is neither hello nor heartbeat, as JSON.
+    static func nextEvent<I: AsyncIteratorProtocol>(_ messages: inout I) async throws -> [String: Any]? where I.Element == WebSocketMessage {
+        while let message = try await messages.next() {
+            guard case .text(let text) = message,
+                  let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else { continue }
+            if ["hello", "heartbeat"].contains(object["type"] as? String) { continue }
+            return object
+        }
+        return nil
+    }
+
+    /// A wait report is pushed to the live connections of the park's visitors, and to no one else.
+    @Test func aWaitReportReachesTheParksConnectedVisitorsOnly() async throws {
+        var location = LocationPolicy()
+        location.liveHeartbeat = .milliseconds(200)
+        let s = try await TestService(location: location)
+        defer { s.remove() }
+        try await s.app().test(.live) { client in
+            let clock = TestClock()
+            let ann = try await WaitAPITests.queuer("ann", client, at: clock, offset: 10)
+            let carl = try await WaitAPITests.queuer("carl", client, at: clock, offset: 20)
+            let dora = try await client.register("dora")
+            try await client.ws("/v1/live", configuration: .init(additionalHeaders: [.authorization: "Bearer \(carl.token)"])) { carlIn, carlOut, _ in
+                try await client.ws("/v1/live", configuration: .init(additionalHeaders: [.authorization: "Bearer \(dora.token)"])) { doraIn, doraOut, _ in
+                    var carlMessages = carlIn.messages(maxSize: 1 << 16).makeAsyncIterator()
+                    var doraMessages = doraIn.messages(maxSize: 1 << 16).makeAsyncIterator()
+                    // Both connected before the report (each has its hello).
+                    guard case .text? = try await carlMessages.next(), case .text? = try await doraMessages.next() else {
+                        Issue.record("no hello")
+                        return
+                    }
+                    let report = try await client.send(.post, "/v1/rides/cedar-point.millennium-force/waits", as: ann, json: ["minutes": 35])
+                    #expect(report.status == .created)
+                    let pushed = try await Self.nextEvent(&carlMessages)
+                    #expect(pushed?["type"] as? String == "wait")
+                    #expect((pushed?["ride"] as? [String: Any])?["id"] as? String == "cedar-point.millennium-force")
+                    // Dora is not in the park: the first thing she gets is what is sent after the report.
+                    s.service.live.sendForTesting(#"{"type":"sentinel"}"#, to: UserID(dora.id))
+                    #expect(try await Self.nextEvent(&doraMessages)?["type"] as? String == "sentinel")
+                    try await doraOut.close(.normalClosure, reason: nil)
+                }
+                try await carlOut.close(.normalClosure, reason: nil)
+            }
+        }
+    }
+
     @Test func theUpgradeNeedsAToken() async throws {
         let s = try await TestService()
         defer { s.remove() }
