@@ -94,11 +94,11 @@ extension Store {
     public func useSession(tokenHash: Data) async throws -> SessionUser? {
         let now = self.now().timeIntervalSince1970
         return try await self.pool.write { db in
-            guard let row = try Row.fetchOne(db, sql: """
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: """
                 SELECT u.id, u.username, u.role, s.expires_at FROM sessions s JOIN users u ON u.id = s.user_id
                 WHERE s.token_hash = ? AND s.revoked_at IS NULL AND s.expires_at > ?
-                """, arguments: [tokenHash, now]) else { return nil }
-            try db.execute(sql: "UPDATE users SET last_seen_at = ? WHERE id = ?", arguments: [now, row["id"] as Int64])
+                """), arguments: [tokenHash, now]) else { return nil }
+            try db.cachedStatement(sql: "UPDATE users SET last_seen_at = ? WHERE id = ?").execute(arguments: [now, row["id"] as Int64])
             return SessionUser(id: UserID(row["id"]), username: row["username"], role: Role(rawValue: row["role"]) ?? .member,
                                expiresAt: Date(timeIntervalSince1970: row["expires_at"]))
         }

@@ -68,6 +68,7 @@ struct Serve: AsyncParsableCommand {
         if self.executor == "nio", !NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor() {
             throw ValidationError("this platform cannot run Swift concurrency on NIO's event loops; use --executor default")
         }
+        LoggingSystem.bootstrap { StderrLogHandler(label: $0) }
         var logger = Logger(label: "coasterlife")
         logger.logLevel = self.logLevel
         // One registry for the service's own metrics and for anything using swift-metrics.

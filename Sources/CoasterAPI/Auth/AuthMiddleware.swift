@@ -14,7 +14,12 @@ struct BearerAuthentication: RouterMiddleware {
         if let header = request.headers[.authorization] {
             let parts = header.split(separator: " ", maxSplits: 1)
             if parts.count == 2, parts[0].lowercased() == "bearer" {
-                if let identity = try await self.sessions.authenticate(token: String(parts[1]).trimmingCharacters(in: .whitespaces)) {
+                // Trimmed by hand: Foundation's trimmingCharacters(in:) went through NSString and cost
+                // 3 % of a locate request.
+                var token = parts[1]
+                while let c = token.first, c == " " || c == "\t" { token.removeFirst() }
+                while let c = token.last, c == " " || c == "\t" { token.removeLast() }
+                if let identity = try await self.sessions.authenticate(token: String(token)) {
                     context.identity = identity
                 } else {
                     context.authenticationFailure = "The bearer token is unknown, expired or revoked; log in again."

@@ -47,9 +47,10 @@ struct ParksController {
 
     /// Answers from the in-memory index only: no database round trip on this path.
     @Sendable func locate(_ request: Request, context: AppRequestContext) async throws -> LocateResponse {
-        let lat = try request.requiredNumber("lat")
-        let lon = try request.requiredNumber("lon")
-        let accuracy = try request.optionalNumber("accuracy") ?? 0
+        let query = request.uri.queryParameters
+        let lat = try query.requiredNumber("lat")
+        let lon = try query.requiredNumber("lon")
+        let accuracy = try query.optionalNumber("accuracy") ?? 0
         let position: Coordinate
         do {
             position = try Coordinate.validated(lat: lat, lon: lon)
