@@ -65,9 +65,6 @@ final class GroupCommit: Sendable {
         }
     }
 
-    /// Transactions run so far (each carrying one or more writes).
-    var groups: Int { self.queue.withLock { $0.groups } }
-
     /// Transactions run so far, and the writes they carried.
     var totals: (groups: Int, writes: Int) { self.queue.withLock { ($0.groups, $0.writes) } }
 
@@ -97,6 +94,9 @@ final class GroupCommit: Sendable {
         answers.reserveCapacity(jobs.count)
         do {
             try db.inTransaction(.immediate) {
+                // On some errors (SQLITE_FULL, SQLITE_IOERR) SQLite rolls the whole transaction
+                // back; GRDB then refuses every statement until the transaction ends, so the rest
+                // of the group fails rather than running in autocommit (GroupCommitTests).
                 for job in jobs { answers.append(job.run(db)) }
                 return .commit
             }

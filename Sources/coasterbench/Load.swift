@@ -61,8 +61,9 @@ struct Load: AsyncParsableCommand {
             if sampled.contains(id) {
                 let t = Sessions.newToken()
                 token = Sessions.hash(t)
-                // A ride the user may report: its zone within the reporting reach of their fix (WaitReportPolicy).
-                let reach = index.locate(latest.position, accuracy: latest.accuracy + reportPolicy.nearDistance)
+                // A ride the user may report: its zone within the reporting reach of any fix at this
+                // position (WaitReportPolicy), whatever its accuracy: the fixes script changes it.
+                let reach = index.locate(latest.position, accuracy: reportPolicy.nearDistance)
                 let ride = reach.lazy.flatMap(\.zones).first { $0.kind == .ride && $0.ride != nil }?.ride
                 let park = index.locate(latest.position, accuracy: 0).first?.id
                 lines.append("\(t) \(latest.position.lat) \(latest.position.lon) \(park?.rawValue ?? "-") \(ride?.rawValue ?? "-")")

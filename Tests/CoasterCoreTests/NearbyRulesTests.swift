@@ -87,3 +87,32 @@ struct PersonDirectoryTests {
         #expect(directory.count == 1_000_000)
     }
 }
+
+@Suite("User id sets")
+struct UserIDSetTests {
+    /// Random inserts, removals and lookups against `Set<UserID>`, over ids that fit in 32 bits and
+    /// ids that do not (negative, 2³² and beyond): same members, same count, iteration in id order.
+    @Test func behavesLikeASortedSet() {
+        var g = SystemRandomNumberGenerator()
+        let pool: [Int64] = (0..<200).map { _ in Int64.random(in: 0...5_000, using: &g) }
+            + [-1, -5_000_000_000, 0, Int64(UInt32.max), Int64(UInt32.max) + 1, 9_000_000_000, Int64.max, Int64.min]
+        var set = UserIDSet()
+        var reference: Set<UserID> = []
+        for step in 0..<20_000 {
+            let id = UserID(pool.randomElement(using: &g)!)
+            switch Int.random(in: 0..<3, using: &g) {
+            case 0: #expect(set.insert(id) == reference.insert(id).inserted)
+            case 1: #expect(set.remove(id) == reference.remove(id))
+            default: #expect(set.contains(id) == reference.contains(id))
+            }
+            if step % 1_000 == 0 {
+                set.compact()
+                #expect(Array(set) == reference.sorted())
+                #expect(set.count == reference.count)
+            }
+        }
+        #expect(Array(set) == reference.sorted())
+        #expect(UserIDSet(reference.shuffled()) == set)
+        #expect(UserIDSet([UserID(3), UserID(-2), UserID(3), UserID(5_000_000_000)]).description == "[-2, 3, 5000000000]")
+    }
+}

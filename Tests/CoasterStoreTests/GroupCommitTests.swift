@@ -2,6 +2,7 @@
 import Dispatch
 import Foundation
 import GRDB
+import Synchronization
 import Testing
 
 @Suite("Group commit")
@@ -39,6 +40,12 @@ struct GroupCommitTests {
         }
     }
 
+    final class Counter: Sendable {
+        private let value = Mutex(0)
+        /// 0, 1, 2… across calls.
+        func next() -> Int { self.value.withLock { n in defer { n += 1 }; return n } }
+    }
+
     struct Refused: Error, Equatable {
         let v: Int
     }
@@ -70,7 +77,7 @@ struct GroupCommitTests {
             try db.execute(sql: "INSERT INTO t (v) VALUES (?)", arguments: [i])
             return db.lastInsertedRowID
         }
-        #expect(group.groups == 1)
+        #expect(group.totals.groups == 1)
         #expect(try f.values() == Array(0..<40))
         // Each write saw its own insert, in the order they were queued within the group.
         let ids = Set(results.values.compactMap { try? $0.get() })
@@ -111,7 +118,7 @@ struct GroupCommitTests {
                 Issue.record("write \(i) was not answered")
             }
         }
-        #expect(group.groups == 1)
+        #expect(group.totals.groups == 1)
         #expect(try f.values() == expected)
     }
 
@@ -138,6 +145,33 @@ struct GroupCommitTests {
         #expect(try f.values().isEmpty)
         // The next group is unaffected.
         #expect(try await group.write { db in try db.execute(sql: "INSERT INTO t (v) VALUES (100)") } == ())
+        #expect(try f.values() == [100])
+    }
+
+    /// A write that makes SQLite drop the whole transaction (as SQLITE_FULL would) takes the group
+    /// down with it; the writes after it do not run on their own in autocommit mode (GRDB refuses
+    /// statements in an aborted transaction, and nothing here may get around that).
+    @Test func aTransactionRolledBackUnderTheGroupStopsIt() async throws {
+        let f = try Fixture()
+        defer { f.remove() }
+        let group = GroupCommit(f.pool)
+        let ran = Counter()
+        let results = await Self.queued(group, f, count: 6) { i, db in
+            try db.execute(sql: "INSERT INTO t (v) VALUES (?)", arguments: [i])
+            // The second write to run (whichever it is): one before it, four after.
+            if ran.next() == 1 {
+                try db.execute(sql: "ROLLBACK")
+                throw Refused(v: i)
+            }
+            return i
+        }
+        let left = try f.values()
+        #expect(left.isEmpty, "nothing of the group may remain: \(left)")
+        for i in 0..<6 {
+            if case .success = results[i] { Issue.record("write \(i) was acknowledged") }
+        }
+        // The next group is unaffected.
+        try await group.write { db in try db.execute(sql: "INSERT INTO t (v) VALUES (100)") }
         #expect(try f.values() == [100])
     }
 
@@ -174,7 +208,7 @@ struct GroupCommitTests {
         }
         try await all.value
         #expect(seen == 8)
-        while group.groups < 2 || group.waiting > 0 { try await Task.sleep(for: .milliseconds(1)) }
+        while group.totals.groups < 2 || group.waiting > 0 { try await Task.sleep(for: .milliseconds(1)) }
         let deadline = ContinuousClock.now + .seconds(10)
         while try f.values().count < 16, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
         #expect(try f.values() == Array(0..<8) + Array(100..<108))
