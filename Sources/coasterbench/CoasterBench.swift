@@ -60,7 +60,7 @@ struct Engine: ParsableCommand {
 
             let rules = NearbyRules()
             let ids = Array(w.people.keys).sorted()
-            var g = Seeded(self.seed &+ 1)
+            var g = SeededGenerator(seed: self.seed &+ 1)
             let askers = (0..<10_000).map { _ in ids.randomElement(using: &g)! }
             var j = 0
             var found = 0

@@ -8,17 +8,13 @@ struct Export: ParsableCommand {
         abstract: "Write the generated world as CSV (WKT geometries) for the PostGIS and Redis peers.",
         discussion: "Files: parks.csv (id,wkt), zones.csv (id,park,wkt), users.csv (id,lon,lat), friends.csv (a,b; both directions), probes.csv (id,lon,lat).")
 
-    @Option(help: "Users to generate.")
-    var users = 10_000
-
-    @Option(help: "Workload seed.")
-    var seed: UInt64 = 20_261_121
+    @OptionGroup var world: WorldOptions
 
     @Option(help: "Directory to write into (created).")
     var directory: String
 
     func run() throws {
-        let w = Workload.make(users: self.users, seed: self.seed)
+        let w = Workload.make(users: self.world.users, seed: self.world.seed)
         let dir = URL(fileURLWithPath: self.directory)
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         func wkt(_ m: MultiPolygon) -> String {

@@ -15,11 +15,7 @@ struct Load: AsyncParsableCommand {
             scripts in tools/bench. Registering a million users over HTTP is not the benchmark.
             """)
 
-    @Option(help: "Users to generate.")
-    var users = 10_000
-
-    @Option(help: "Workload seed.")
-    var seed: UInt64 = 20_261_121
+    @OptionGroup var world: WorldOptions
 
     @Option(help: "The database file to create (must not exist).")
     var database: String
@@ -33,8 +29,8 @@ struct Load: AsyncParsableCommand {
     func run() async throws {
         guard !FileManager.default.fileExists(atPath: self.database) else { throw ValidationError("\(self.database) exists") }
         let start = Date()
-        let w = Workload.make(users: self.users, seed: self.seed)
-        print("generated \(self.users) users in \(String(format: "%.1f", Date().timeIntervalSince(start))) s")
+        let w = Workload.make(users: self.world.users, seed: self.world.seed)
+        print("generated \(self.world.users) users in \(String(format: "%.1f", Date().timeIntervalSince(start))) s")
         let store = try Store(path: self.database)
         defer { try? store.close() }
         var definitions: [ParkDefinition] = []
@@ -47,7 +43,7 @@ struct Load: AsyncParsableCommand {
         let index = try FenceIndex(parks: w.parks, zones: w.zones, replicas: 1)
         // One bcrypt hash for everyone: logging in is not what is measured.
         let hash = try await Sessions(store: store, policy: AccountPolicy()).hashPassword("benchmark password")
-        var g = Seeded(self.seed &+ 7)
+        var g = SeededGenerator(seed: self.world.seed &+ 7)
         let ids = w.people.keys.sorted()
         let sampled = Set(ids.shuffled(using: &g).prefix(self.sessions))
         var lines: [String] = []

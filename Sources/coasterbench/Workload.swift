@@ -1,17 +1,15 @@
+import ArgumentParser
 import CoasterCore
 import Foundation
 
-/// SplitMix64: the workload is the same for the same seed on every machine.
-struct Seeded: RandomNumberGenerator {
-    var state: UInt64
-    init(_ seed: UInt64) { self.state = seed }
-    mutating func next() -> UInt64 {
-        self.state &+= 0x9E37_79B9_7F4A_7C15
-        var z = self.state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+/// Which generated world a command works on: `load` and `export` must agree for the levels to
+/// compare the same data.
+struct WorldOptions: ParsableArguments {
+    @Option(help: "Users to generate.")
+    var users = 10_000
+
+    @Option(help: "Workload seed.")
+    var seed: UInt64 = 20_261_121
 }
 
 /// The benchmark's world (issue "Benchmarks"): 50 star-shaped parks over the continental US,
@@ -26,7 +24,7 @@ struct Workload {
     var people: [UserID: PersonState] = [:]
     var probes: [IncomingFix] = []
 
-    static func circle(_ c: Coordinate, radius: Double, vertices: Int, jitter: Double, _ g: inout Seeded) -> [Coordinate] {
+    static func circle(_ c: Coordinate, radius: Double, vertices: Int, jitter: Double, _ g: inout SeededGenerator) -> [Coordinate] {
         let (dLat, dLon) = Geodesy.degreesPerMetre(at: c.lat)
         var ring = (0..<vertices).map { i -> Coordinate in
             let theta = 2 * Double.pi * Double(i) / Double(vertices)
@@ -39,7 +37,7 @@ struct Workload {
     }
 
     static func make(users: Int, seed: UInt64, parks parkCount: Int = 50) -> Workload {
-        var g = Seeded(seed)
+        var g = SeededGenerator(seed: seed)
         var w = Workload()
         for p in 0..<parkCount {
             let centre = Coordinate(lat: Double.random(in: 27...47, using: &g), lon: Double.random(in: -122 ... -70, using: &g))

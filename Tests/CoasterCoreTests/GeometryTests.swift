@@ -150,19 +150,6 @@ struct BoxTreeTests {
     }
 }
 
-/// SplitMix64: deterministic randomness for reproducible tests.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { self.state = seed }
-    mutating func next() -> UInt64 {
-        self.state &+= 0x9E37_79B9_7F4A_7C15
-        var z = self.state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 @Suite("Geodesy against GeographicLib")
 struct GeodesyReferenceTests {
     /// 400 pairs from GeographicLib (tools/geodesy/make-reference): park-scale, regional, global

@@ -40,31 +40,50 @@ public final class ServiceMetrics: Sendable {
 
     private static let knownMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 
-    private struct RouteKey: Hashable {
-        var method: String
-        var route: String
-        var status: Int
+    /// A series: its metric (our metric names are unique without their namespace) and label values
+    /// (each metric always has the same label names).
+    private struct SeriesKey: Hashable {
+        var metric: String
+        var values: [String]
+
+        init(_ descriptor: MetricNameDescriptor, _ labels: [(String, String)]) {
+            self.metric = descriptor.metricName
+            self.values = labels.map(\.1)
+        }
     }
 
-    /// Every request's series, found once: the registry builds names and label lists per lookup,
-    /// which cost more than a small dictionary of what it handed out before.
-    private let routeSeries = Mutex<[RouteKey: (count: Counter, duration: DurationHistogram)]>([:])
+    /// Every series, made by the registry once: it builds names and label lists on each lookup,
+    /// which cost more than a small dictionary of what it handed out before (requests, fixes and
+    /// store writes count on every request).
+    private let counters = Mutex<[SeriesKey: Counter]>([:])
+    private let histograms = Mutex<[SeriesKey: DurationHistogram]>([:])
+
+    private func counter(_ descriptor: MetricNameDescriptor, _ labels: [(String, String)] = []) -> Counter {
+        let key = SeriesKey(descriptor, labels)
+        return self.counters.withLock { cache in
+            if let found = cache[key] { return found }
+            let made = self.registry.makeCounter(descriptor: descriptor, labels: labels)
+            cache[key] = made
+            return made
+        }
+    }
+
+    private func latency(_ descriptor: MetricNameDescriptor, _ labels: [(String, String)]) -> DurationHistogram {
+        let key = SeriesKey(descriptor, labels)
+        return self.histograms.withLock { cache in
+            if let found = cache[key] { return found }
+            let made = self.registry.makeDurationHistogram(descriptor: descriptor, labels: labels, buckets: Self.latencyBuckets)
+            cache[key] = made
+            return made
+        }
+    }
 
     /// One request: its count by method, route template and status, and its latency.
     func request(method: String, route: String, status: Int, duration: Duration) {
         // Clients may send any method name; the series stay bounded by the routes.
         let method = Self.knownMethods.contains(method) ? method : "other"
-        let key = RouteKey(method: method, route: route, status: status)
-        let series = self.routeSeries.withLock { cache in
-            if let found = cache[key] { return found }
-            let made = (self.registry.makeCounter(descriptor: Self.requests, labels: [("method", method), ("route", route), ("status", String(status))]),
-                        self.registry.makeDurationHistogram(descriptor: Self.requestDuration, labels: [("method", method), ("route", route)],
-                                                            buckets: Self.latencyBuckets))
-            cache[key] = made
-            return made
-        }
-        series.count.increment()
-        series.duration.record(duration)
+        self.counter(Self.requests, [("method", method), ("route", route), ("status", String(status))]).increment()
+        self.latency(Self.requestDuration, [("method", method), ("route", route)]).record(duration)
     }
 
     /// A fix batch: accepted and rejected by reason, transitions by event, and the write's time.
@@ -72,22 +91,19 @@ public final class ServiceMetrics: Sendable {
         for result in batch.results {
             switch result.decision {
             case .accepted(_, let transitions):
-                self.registry.makeCounter(descriptor: Self.fixesTotal, labels: [("result", "accepted"), ("reason", ""), ("source", source)]).increment()
+                self.counter(Self.fixesTotal, [("result", "accepted"), ("reason", ""), ("source", source)]).increment()
                 for t in transitions {
-                    self.registry.makeCounter(descriptor: Self.transitionsTotal,
-                                              labels: [("event", t.event.rawValue), ("kind", t.zoneKind?.rawValue ?? "park")]).increment()
+                    self.counter(Self.transitionsTotal, [("event", t.event.rawValue), ("kind", t.zoneKind?.rawValue ?? "park")]).increment()
                 }
             case .rejected(let reason):
-                self.registry.makeCounter(descriptor: Self.fixesTotal, labels: [("result", "rejected"), ("reason", reason.rawValue), ("source", source)])
-                    .increment()
+                self.counter(Self.fixesTotal, [("result", "rejected"), ("reason", reason.rawValue), ("source", source)]).increment()
             }
         }
         self.storeWrite("fixes", writeDuration)
     }
 
     func storeWrite(_ operation: String, _ duration: Duration) {
-        self.registry.makeDurationHistogram(descriptor: Self.storeWrites, labels: [("operation", operation)],
-                                            buckets: Self.latencyBuckets).record(duration)
+        self.latency(Self.storeWrites, [("operation", operation)]).record(duration)
     }
 
     /// Totals already added to the fix commit counters.
@@ -100,8 +116,8 @@ public final class ServiceMetrics: Sendable {
             defer { seen = (max(seen.transactions, fixCommits.transactions), max(seen.batches, fixCommits.batches)) }
             return (max(0, fixCommits.transactions - seen.transactions), max(0, fixCommits.batches - seen.batches))
         }
-        self.registry.makeCounter(descriptor: Self.fixCommits).increment(by: Int64(transactions))
-        self.registry.makeCounter(descriptor: Self.fixCommitBatches).increment(by: Int64(batches))
+        self.counter(Self.fixCommits).increment(by: Int64(transactions))
+        self.counter(Self.fixCommitBatches).increment(by: Int64(batches))
         self.registry.makeGauge(descriptor: Self.fenceParks).set(Double(index.parkCount))
         self.registry.makeGauge(descriptor: Self.fenceZones).set(Double(index.zoneCount))
         self.registry.makeGauge(descriptor: Self.fenceVertices).set(Double(index.vertexCount))

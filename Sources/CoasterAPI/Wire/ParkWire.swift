@@ -162,16 +162,30 @@ struct LocateResponse: Encodable, JSONWritable, Sendable {
     var position: Coordinate
     /// Metres, as used (capped at the index's maximum).
     var accuracy: Double
-    var parks: [Park]
+    /// The index's answer as it is: the route writes it straight to JSON (``write(to:)``) without
+    /// copying it into the wire types first.
+    var hits: [ParkHit]
 
     init(position: Coordinate, accuracy: Double, hits: [ParkHit]) {
         self.position = position
         self.accuracy = accuracy
-        self.parks = hits.map { hit in
+        self.hits = hits
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case position, accuracy, parks
+    }
+
+    /// The wire types, for the OpenAPI-shaped `Encodable` form that ``write(to:)`` must agree with.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(self.position, forKey: .position)
+        try container.encode(self.accuracy, forKey: .accuracy)
+        try container.encode(self.hits.map { hit in
             Park(id: hit.id, name: hit.name, containment: hit.containment, zones: hit.zones.map {
                 Zone(id: $0.id, kind: $0.kind, name: $0.name, ride: $0.ride, containment: $0.containment)
             })
-        }
+        }, forKey: .parks)
     }
 
     /// The same JSON as the `Encodable` conformance (sorted keys, no nulls), written directly.
@@ -179,7 +193,7 @@ struct LocateResponse: Encodable, JSONWritable, Sendable {
         json.beginObject()
         json.key("accuracy"); json.number(self.accuracy)
         json.key("parks"); json.beginArray()
-        for park in self.parks {
+        for park in self.hits {
             json.beginObject()
             json.key("containment"); json.string(park.containment.rawValue)
             json.key("id"); json.string(park.id.rawValue)
