@@ -124,11 +124,20 @@ extension Store {
         }
     }
 
+    /// How long (seconds) a computed wait board is answered again when no write of this process
+    /// has changed what it read; writes by other processes show within this time.
+    public static var waitBoardFreshness: TimeInterval { WaitBoards.freshness }
+
     /// The park's wait board: every listed ride with its estimate, posted wait and reported condition.
+    /// A board computed less than ``waitBoardFreshness`` ago is answered again unless a write it
+    /// read has committed since (``WaitBoards``).
     /// - Returns: `nil` if there is no such park.
     public func waitBoard(park: ParkID, estimator: WaitEstimator, statusRules: RideStatusRules) async throws -> [WaitBoardRow]? {
         let now = self.now()
-        return try await self.pool.read { db in
+        if let rows = self.waitBoards.board(park: park, estimator: estimator, statusRules: statusRules, now: now) { return rows }
+        // Read before the transaction begins: a commit after this point makes the board stale.
+        let generation = self.waitBoards.generation
+        let rows: [WaitBoardRow]? = try await self.pool.read { db in
             guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM parks WHERE id = ?)"),
                 arguments: [park.rawValue]) == true else {
                 return nil
@@ -139,6 +148,10 @@ extension Store {
                 try Self.boardRow(ride, estimator: estimator, statusRules: statusRules, now: now, db)
             }
         }
+        if let rows {
+            self.waitBoards.keep(rows, park: park, estimator: estimator, statusRules: statusRules, generation: generation, now: now)
+        }
+        return rows
     }
 
     /// One ride's board row, or `nil` if the ride is not listed.

@@ -22,6 +22,8 @@ public struct Store: Sendable {
     let pool: DatabasePool
     /// Fix batches, committed in groups (``GroupCommit``): the busiest write of the service.
     let fixWrites: GroupCommit
+    /// Wait boards served again until a write they read commits (``WaitBoards``).
+    let waitBoards = WaitBoards()
     let now: @Sendable () -> Date
     /// The file's path.
     public let path: String
@@ -46,6 +48,7 @@ public struct Store: Sendable {
             self.pool = try DatabasePool(path: path, configuration: configuration)
             try Migrations.migrator.migrate(self.pool)
             self.fixWrites = GroupCommit(self.pool)
+            self.pool.add(transactionObserver: self.waitBoards, extent: .databaseLifetime)
         } catch let error as DatabaseError {
             throw StoreError.cannotOpen(path: path, reason: error.message ?? error.description)
         } catch let error as SpatiaLiteError {

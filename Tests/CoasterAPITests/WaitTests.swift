@@ -30,7 +30,10 @@ struct WaitAPITests {
             let ann = try await Self.queuer("ann", client, at: clock, offset: 10)
             let bob = try await Self.queuer("bob", client, at: clock, offset: 20)
             let troll = try await Self.queuer("troll", client, at: clock, offset: 15)
+            #expect((try await Self.board(client, as: ann)["estimate"] as? [String: Any])?["reports"] as? Int == 0)
             #expect(try await client.send(.post, "/v1/rides/cedar-point.millennium-force/waits", as: ann, json: ["minutes": 45]).status == .created)
+            // The board kept a moment ago gives way to the report at once, with no time passing.
+            #expect((try await Self.board(client, as: ann)["estimate"] as? [String: Any])?["reports"] as? Int == 1)
             clock.advance(60)
             let second = try await client.send(.post, "/v1/rides/cedar-point.millennium-force/waits", as: bob, json: ["minutes": 50])
             #expect(second.status == .created)

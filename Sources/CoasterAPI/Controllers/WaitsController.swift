@@ -11,6 +11,9 @@ struct WaitsController {
     let live: Live
     let policy: LocationPolicy
     let now: @Sendable () -> Date
+    /// The last board written per park: the store keeps boards for a while (``Store/waitBoardFreshness``),
+    /// and encoding 40 rides costs more than reading them from memory.
+    let boardBodies = KeptBodies<ParkID, [WaitBoardRow]>()
 
     var endpoints: RouteCollection<AppRequestContext> {
         let routes = RouteCollection(context: AppRequestContext.self)
@@ -79,11 +82,14 @@ struct WaitsController {
         }
     }
 
-    @Sendable func board(_ request: Request, context: AppRequestContext) async throws -> WaitBoardResponse {
+    @Sendable func board(_ request: Request, context: AppRequestContext) async throws -> Response {
         let park = try ParksController.parkID(context)
         guard let rows = try await self.store.waitBoard(park: park, estimator: self.policy.estimator, statusRules: self.policy.statusRules)
         else { throw ParksController.noSuchPark(park) }
-        return WaitBoardResponse(park: park, rows: rows)
+        let body = try self.boardBodies.body(park, for: rows) {
+            try AppRequestContext.encoder.encode(WaitBoardResponse(park: park, rows: rows))
+        }
+        return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: body))
     }
 
     @Sendable func history(_ request: Request, context: AppRequestContext) async throws -> WaitHistoryResponse {
