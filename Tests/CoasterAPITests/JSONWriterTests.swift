@@ -1,5 +1,6 @@
 @testable import CoasterAPI
 @testable import CoasterCore
+@testable import CoasterStore
 import Foundation
 import NIOCore
 import Testing
@@ -37,6 +38,45 @@ struct JSONWriterTests {
         ])]
         try self.agree(LocateResponse(position: Coordinate(lat: -0.0, lon: 179.999999), accuracy: 1e-3, hits: hits))
         try self.agree(LocateResponse(position: Coordinate(lat: 12.5, lon: -1e-7), accuracy: 5_000, hits: []))
+    }
+
+    @Test func fixAnswersAgree() throws {
+        let at = Date(timeIntervalSince1970: 1_795_000_000.75)
+        let fixes = [
+            IncomingFix(clientID: "a\"1", lat: 41.48, lon: -82.68, accuracy: 8, recordedAt: at),
+            IncomingFix(lat: 41.48, lon: -82.68, accuracy: 8, recordedAt: at.addingTimeInterval(-30)),
+            IncomingFix(clientID: "c", lat: 91, lon: 0, accuracy: 8, recordedAt: at),
+            IncomingFix(lat: 41.48, lon: -82.68, accuracy: 8, recordedAt: at.addingTimeInterval(5)),
+        ]
+        let transitions = [
+            Transition(event: .enter, park: "cedar-point", at: at),
+            Transition(event: .enter, park: "cedar-point", zone: "cedar-point.mf", zoneKind: .ride, ride: "cedar-point.millennium-force", at: at),
+            Transition(event: .exit, park: "cedar-point", zone: "cedar-point.land", zoneKind: .land, at: at.addingTimeInterval(0.999)),
+        ]
+        let results = [
+            FixResult(decision: .accepted(current: true, transitions: transitions), replayed: false),
+            FixResult(decision: .accepted(current: false, transitions: []), replayed: false),
+            FixResult(decision: .rejected(.invalidCoordinates), replayed: false),
+            FixResult(decision: .accepted(current: true, transitions: []), replayed: true),
+        ]
+        try self.agree(FixesResponse(fixes: fixes, results: results))
+        try self.agree(FixesResponse(fixes: [], results: []))
+    }
+
+    /// Dates as the shared encoder writes them: whole seconds rounded down, every day of the
+    /// calendar from 1970 to 9999, and Foundation's own answer outside that.
+    @Test func datesAgree() throws {
+        var generator = SeededGenerator(seed: 20_261_122)
+        var times: [Double] = [0, 0.999, 59.5, 86_399.9, 951_782_400, 4_107_542_400, 253_402_300_799.9, 253_402_300_800, -0.5, -86_400 * 366]
+        times += (0..<2_000).map { _ in Double.random(in: 0..<253_402_300_800, using: &generator) }
+        times += (0..<2_000).map { _ in Double.random(in: 1_700_000_000..<1_900_000_000, using: &generator) }
+        for t in times {
+            let date = Date(timeIntervalSince1970: t)
+            var json = JSONWriter()
+            json.date(date)
+            let reference = try AppRequestContext.encoder.encode(date)
+            #expect(String(buffer: json.buffer) == String(decoding: reference, as: UTF8.self), "at \(t)")
+        }
     }
 
     @Test func nearbyAnswersAgree() throws {

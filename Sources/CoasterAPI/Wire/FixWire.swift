@@ -42,7 +42,9 @@ struct TransitionWire: Encodable, Sendable {
     }
 }
 
-struct FixesResponse: ResponseEncodable, Sendable {
+/// What `POST /v1/fixes` did with each fix. Written by ``JSONWriter`` (Foundation's encoder was a
+/// seventh of the request's cost); the `Encodable` form is the reference `JSONWriterTests` holds it to.
+struct FixesResponse: Encodable, JSONWritable, Sendable {
     struct Result: Encodable, Sendable {
         var index: Int
         var id: String?
@@ -70,6 +72,67 @@ struct FixesResponse: ResponseEncodable, Sendable {
         }
         self.accepted = self.results.filter { $0.status == "accepted" }.count
         self.rejected = self.results.count - self.accepted
+    }
+
+    func write(to json: inout JSONWriter) {
+        json.beginObject()
+        json.key("accepted")
+        json.number(Int64(self.accepted))
+        json.key("rejected")
+        json.number(Int64(self.rejected))
+        json.key("results")
+        json.beginArray()
+        for result in self.results {
+            json.beginObject()
+            if let current = result.current {
+                json.key("current")
+                json.bool(current)
+            }
+            if let id = result.id {
+                json.key("id")
+                json.string(id)
+            }
+            json.key("index")
+            json.number(Int64(result.index))
+            if let reason = result.reason {
+                json.key("reason")
+                json.string(reason.rawValue)
+            }
+            if let replayed = result.replayed {
+                json.key("replayed")
+                json.bool(replayed)
+            }
+            json.key("status")
+            json.string(result.status)
+            json.key("transitions")
+            json.beginArray()
+            for t in result.transitions {
+                json.beginObject()
+                json.key("at")
+                json.date(t.at)
+                json.key("event")
+                json.string(t.event.rawValue)
+                json.key("park")
+                json.string(t.park.rawValue)
+                if let ride = t.ride {
+                    json.key("ride")
+                    json.string(ride.rawValue)
+                }
+                if let zone = t.zone {
+                    json.key("zone")
+                    json.string(zone.rawValue)
+                }
+                if let kind = t.zoneKind {
+                    json.key("zoneKind")
+                    json.string(kind.rawValue)
+                }
+                json.endObject()
+            }
+            json.endArray()
+            json.endObject()
+        }
+        json.endArray()
+        json.endObject()
     }
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import NIOCore
 
@@ -80,6 +81,60 @@ struct JSONWriter {
     mutating func number(_ value: Int64) {
         self.separate()
         self.buffer.writeString(String(value))
+    }
+
+    /// A time as the shared encoder's `.iso8601` strategy writes it: UTC, whole seconds rounded
+    /// down. Times from 1970 to 9999 are formatted here (Foundation's formatter cost more than the
+    /// rest of a fix answer), others by Foundation, whose calendar turns Julian before 1582.
+    mutating func date(_ value: Date) {
+        let t = value.timeIntervalSince1970
+        guard t >= 0, t < 253_402_300_800 else {
+            self.string(value.formatted(.iso8601))
+            return
+        }
+        let seconds = Int(t.rounded(.down))
+        // Days to a proleptic Gregorian date (Howard Hinnant's civil_from_days).
+        let z = seconds / 86_400 + 719_468
+        let era = z / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shifted = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * shifted + 2) / 5 + 1
+        let month = shifted < 10 ? shifted + 3 : shifted - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let secondOfDay = seconds % 86_400
+        self.separate()
+        self.buffer.writeInteger(UInt8(ascii: "\""))
+        self.digits(year, 4)
+        self.buffer.writeInteger(UInt8(ascii: "-"))
+        self.digits(month, 2)
+        self.buffer.writeInteger(UInt8(ascii: "-"))
+        self.digits(day, 2)
+        self.buffer.writeInteger(UInt8(ascii: "T"))
+        self.digits(secondOfDay / 3600, 2)
+        self.buffer.writeInteger(UInt8(ascii: ":"))
+        self.digits(secondOfDay / 60 % 60, 2)
+        self.buffer.writeInteger(UInt8(ascii: ":"))
+        self.digits(secondOfDay % 60, 2)
+        self.buffer.writeStaticString("Z\"")
+    }
+
+    /// `value` (0 ≤ value < 10^count) in exactly `count` decimal digits.
+    private mutating func digits(_ value: Int, _ count: Int) {
+        var divisor = 1
+        for _ in 1..<count { divisor *= 10 }
+        var rest = value
+        while divisor > 0 {
+            self.buffer.writeInteger(UInt8(ascii: "0") + UInt8(rest / divisor))
+            rest %= divisor
+            divisor /= 10
+        }
+    }
+
+    mutating func bool(_ value: Bool) {
+        self.separate()
+        self.buffer.writeStaticString(value ? "true" : "false")
     }
 
     mutating func null() {
