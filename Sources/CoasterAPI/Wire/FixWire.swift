@@ -56,22 +56,34 @@ struct FixesResponse: Encodable, JSONWritable, Sendable {
         var transitions: [TransitionWire]
     }
 
-    var accepted: Int
-    var rejected: Int
-    var results: [Result]
+    /// The request's fixes and the store's outcomes, in the same order; the wire structs are built
+    /// only for the `Encodable` form.
+    let fixes: [IncomingFix]
+    let outcomes: [FixResult]
+    let accepted: Int
+    var rejected: Int { self.outcomes.count - self.accepted }
 
     init(fixes: [IncomingFix], results: [FixResult]) {
-        self.results = zip(fixes.indices, results).map { i, r in
-            switch r.decision {
+        self.fixes = fixes
+        self.outcomes = results
+        self.accepted = results.count { if case .accepted = $0.decision { true } else { false } }
+    }
+
+    private enum CodingKeys: String, CodingKey { case accepted, rejected, results }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(self.accepted, forKey: .accepted)
+        try container.encode(self.rejected, forKey: .rejected)
+        try container.encode(zip(self.fixes, self.outcomes).enumerated().map { i, pair in
+            switch pair.1.decision {
             case .accepted(let current, let transitions):
-                Result(index: i, id: fixes[i].clientID, status: "accepted", reason: nil, current: current,
-                       replayed: r.replayed ? true : nil, transitions: transitions.map(TransitionWire.init))
+                Result(index: i, id: pair.0.clientID, status: "accepted", reason: nil, current: current,
+                       replayed: pair.1.replayed ? true : nil, transitions: transitions.map(TransitionWire.init))
             case .rejected(let reason):
-                Result(index: i, id: fixes[i].clientID, status: "rejected", reason: reason, current: nil, replayed: nil, transitions: [])
+                Result(index: i, id: pair.0.clientID, status: "rejected", reason: reason, current: nil, replayed: nil, transitions: [])
             }
-        }
-        self.accepted = self.results.filter { $0.status == "accepted" }.count
-        self.rejected = self.results.count - self.accepted
+        }, forKey: .results)
     }
 
     func write(to json: inout JSONWriter) {
@@ -82,31 +94,42 @@ struct FixesResponse: Encodable, JSONWritable, Sendable {
         json.number(Int64(self.rejected))
         json.key("results")
         json.beginArray()
-        for result in self.results {
+        for (i, (fix, outcome)) in zip(self.fixes, self.outcomes).enumerated() {
             json.beginObject()
-            if let current = result.current {
+            // Keys in sorted order: current, id, index, reason, replayed, status, transitions.
+            var current: Bool?
+            var reason: FixRejection?
+            var transitions: [Transition] = []
+            switch outcome.decision {
+            case .accepted(let isCurrent, let t):
+                current = isCurrent
+                transitions = t
+            case .rejected(let why):
+                reason = why
+            }
+            if let current {
                 json.key("current")
                 json.bool(current)
             }
-            if let id = result.id {
+            if let id = fix.clientID {
                 json.key("id")
                 json.string(id)
             }
             json.key("index")
-            json.number(Int64(result.index))
-            if let reason = result.reason {
+            json.number(Int64(i))
+            if let reason {
                 json.key("reason")
                 json.string(reason.rawValue)
             }
-            if let replayed = result.replayed {
+            if outcome.replayed, reason == nil {
                 json.key("replayed")
-                json.bool(replayed)
+                json.bool(true)
             }
             json.key("status")
-            json.string(result.status)
+            json.string(reason == nil ? "accepted" : "rejected")
             json.key("transitions")
             json.beginArray()
-            for t in result.transitions {
+            for t in transitions {
                 json.beginObject()
                 json.key("at")
                 json.date(t.at)
