@@ -91,6 +91,8 @@ let package = Package(
         .testTarget(
             name: "CoasterCoreTests",
             dependencies: ["CoasterCore"],
+            // Read from the source tree by path (reference data), not bundled.
+            exclude: ["Data"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "CoasterStoreTests",
@@ -109,6 +111,8 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            // Images and their provenance, read by path.
+            exclude: ["Data"],
             swiftSettings: swiftSettings),
     ]
 )
