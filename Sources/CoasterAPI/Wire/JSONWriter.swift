@@ -2,21 +2,26 @@ import Foundation
 import Hummingbird
 import NIOCore
 
-/// Writes JSON straight into a byte buffer, for the answers on the hottest routes (locate, nearby),
+/// Writes JSON straight into bytes, for the answers on the hottest routes (locate, nearby),
 /// where Foundation's `JSONEncoder` cost more than answering the question (tools/bench/README.md).
 ///
 /// It only writes what it is told: callers give keys in sorted order, as the shared encoder's
 /// `.sortedKeys` would, and the wire types keep their `Encodable` conformance, which tests use as the
 /// reference that this writer must agree with (`JSONWriterTests`).
 struct JSONWriter {
-    private(set) var buffer: ByteBuffer
+    /// Bytes so far. A Swift array, not a `ByteBuffer`: NIO's buffer checks capacity, uniqueness
+    /// and exclusive access on every write, which cost more than the byte itself when a nearby
+    /// answer is written a few bytes at a time (60 % of the route's instructions); the array is
+    /// copied into one buffer at the end.
+    private var bytes: [UInt8]
     /// Bit *d* set: the container at depth *d* already holds a value, so the next one needs a comma.
     private var filled: UInt64 = 0
     private var depth = 0
     private var afterKey = false
 
     init(capacity: Int = 512) {
-        self.buffer = ByteBufferAllocator().buffer(capacity: capacity)
+        self.bytes = []
+        self.bytes.reserveCapacity(capacity)
     }
 
     mutating func beginObject() { self.open(UInt8(ascii: "{")) }
@@ -27,39 +32,46 @@ struct JSONWriter {
     /// An object member's key; the next call writes its value.
     mutating func key(_ name: StaticString) {
         self.separate()
-        self.buffer.writeInteger(UInt8(ascii: "\""))
-        name.withUTF8Buffer { _ = self.buffer.writeBytes($0) }
-        self.buffer.writeInteger(UInt8(ascii: "\""))
-        self.buffer.writeInteger(UInt8(ascii: ":"))
+        self.bytes.append(UInt8(ascii: "\""))
+        name.withUTF8Buffer { self.bytes.append(contentsOf: $0) }
+        self.bytes.append(UInt8(ascii: "\""))
+        self.bytes.append(UInt8(ascii: ":"))
         self.afterKey = true
     }
 
     mutating func string(_ value: String) {
         self.separate()
-        self.buffer.writeInteger(UInt8(ascii: "\""))
+        self.bytes.append(UInt8(ascii: "\""))
         var value = value
         value.withUTF8 { utf8 in
             var start = 0
             for (i, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                self.buffer.writeBytes(UnsafeBufferPointer(rebasing: utf8[start..<i]))
+                self.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<i]))
                 switch byte {
-                case UInt8(ascii: "\""): self.buffer.writeStaticString("\\\"")
-                case UInt8(ascii: "\\"): self.buffer.writeStaticString("\\\\")
-                case 0x0A: self.buffer.writeStaticString("\\n")
-                case 0x0D: self.buffer.writeStaticString("\\r")
-                case 0x09: self.buffer.writeStaticString("\\t")
-                case 0x08: self.buffer.writeStaticString("\\b")
-                case 0x0C: self.buffer.writeStaticString("\\f")
+                case UInt8(ascii: "\""): self.raw("\\\"")
+                case UInt8(ascii: "\\"): self.raw("\\\\")
+                case 0x0A: self.raw("\\n")
+                case 0x0D: self.raw("\\r")
+                case 0x09: self.raw("\\t")
+                case 0x08: self.raw("\\b")
+                case 0x0C: self.raw("\\f")
                 default:
-                    self.buffer.writeStaticString("\\u00")
-                    self.buffer.writeInteger(Self.hexDigit(byte >> 4))
-                    self.buffer.writeInteger(Self.hexDigit(byte & 0xF))
+                    self.raw("\\u00")
+                    self.bytes.append(Self.hexDigit(byte >> 4))
+                    self.bytes.append(Self.hexDigit(byte & 0xF))
                 }
                 start = i + 1
             }
-            self.buffer.writeBytes(UnsafeBufferPointer(rebasing: utf8[start...]))
+            self.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
         }
-        self.buffer.writeInteger(UInt8(ascii: "\""))
+        self.bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// The JSON written so far, in one buffer.
+    var buffer: ByteBuffer { ByteBuffer(bytes: self.bytes) }
+
+    private mutating func raw(_ text: StaticString) {
+        text.withUTF8Buffer { self.bytes.append(contentsOf: $0) }
     }
 
     private static func hexDigit(_ nibble: UInt8) -> UInt8 {
@@ -70,17 +82,17 @@ struct JSONWriter {
     mutating func number(_ value: Double) {
         self.separate()
         if value == 0 {
-            self.buffer.writeStaticString(value.sign == .minus ? "-0" : "0")
+            self.raw(value.sign == .minus ? "-0" : "0")
         } else if value.rounded() == value, abs(value) < 9_007_199_254_740_992 {
-            self.buffer.writeString(String(Int64(value)))
+            self.bytes.append(contentsOf: String(Int64(value)).utf8)
         } else {
-            self.buffer.writeString(value.description)
+            self.bytes.append(contentsOf: value.description.utf8)
         }
     }
 
     mutating func number(_ value: Int64) {
         self.separate()
-        self.buffer.writeString(String(value))
+        self.bytes.append(contentsOf: String(value).utf8)
     }
 
     /// A time as the shared encoder's `.iso8601` strategy writes it: UTC, whole seconds rounded
@@ -105,19 +117,19 @@ struct JSONWriter {
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
         let secondOfDay = seconds % 86_400
         self.separate()
-        self.buffer.writeInteger(UInt8(ascii: "\""))
+        self.bytes.append(UInt8(ascii: "\""))
         self.digits(year, 4)
-        self.buffer.writeInteger(UInt8(ascii: "-"))
+        self.bytes.append(UInt8(ascii: "-"))
         self.digits(month, 2)
-        self.buffer.writeInteger(UInt8(ascii: "-"))
+        self.bytes.append(UInt8(ascii: "-"))
         self.digits(day, 2)
-        self.buffer.writeInteger(UInt8(ascii: "T"))
+        self.bytes.append(UInt8(ascii: "T"))
         self.digits(secondOfDay / 3600, 2)
-        self.buffer.writeInteger(UInt8(ascii: ":"))
+        self.bytes.append(UInt8(ascii: ":"))
         self.digits(secondOfDay / 60 % 60, 2)
-        self.buffer.writeInteger(UInt8(ascii: ":"))
+        self.bytes.append(UInt8(ascii: ":"))
         self.digits(secondOfDay % 60, 2)
-        self.buffer.writeStaticString("Z\"")
+        self.raw("Z\"")
     }
 
     /// `value` (0 ≤ value < 10^count) in exactly `count` decimal digits.
@@ -126,7 +138,7 @@ struct JSONWriter {
         for _ in 1..<count { divisor *= 10 }
         var rest = value
         while divisor > 0 {
-            self.buffer.writeInteger(UInt8(ascii: "0") + UInt8(rest / divisor))
+            self.bytes.append(UInt8(ascii: "0") + UInt8(rest / divisor))
             rest %= divisor
             divisor /= 10
         }
@@ -134,24 +146,24 @@ struct JSONWriter {
 
     mutating func bool(_ value: Bool) {
         self.separate()
-        self.buffer.writeStaticString(value ? "true" : "false")
+        self.raw(value ? "true" : "false")
     }
 
     mutating func null() {
         self.separate()
-        self.buffer.writeStaticString("null")
+        self.raw("null")
     }
 
     private mutating func open(_ byte: UInt8) {
         self.separate()
-        self.buffer.writeInteger(byte)
+        self.bytes.append(byte)
         self.depth += 1
         precondition(self.depth < 64, "JSON nested too deeply")
         self.filled &= ~(1 << UInt64(self.depth))
     }
 
     private mutating func close(_ byte: UInt8) {
-        self.buffer.writeInteger(byte)
+        self.bytes.append(byte)
         self.depth -= 1
     }
 
@@ -162,7 +174,7 @@ struct JSONWriter {
             return
         }
         let bit: UInt64 = 1 << UInt64(self.depth)
-        if self.filled & bit != 0 { self.buffer.writeInteger(UInt8(ascii: ",")) }
+        if self.filled & bit != 0 { self.bytes.append(UInt8(ascii: ",")) }
         self.filled |= bit
     }
 }
