@@ -82,12 +82,14 @@ struct JSONWriterTests {
     @Test func nearbyAnswersAgree() throws {
         let index = Self.cedarPoint.index
         let park = Self.cedarPoint.definition.park.id
-        let zone = try #require(Self.cedarPoint.definition.zones.first?.id)
+        let zone = try #require(Self.cedarPoint.definition.zones.first { $0.kind == .land }?.id)
+        let ride = try #require(Self.cedarPoint.definition.zones.first { $0.kind == .ride }?.id)
         let people = [
             NearbyPerson(id: UserID(1), username: "ada", displayName: "Ada \"the\" Rider", distance: 10, age: 60, precision: .exact, park: park, zone: zone),
             NearbyPerson(id: UserID(2), username: "bo", displayName: "Bø", distance: 350, age: 0, precision: .approximate, park: park, zone: nil),
             NearbyPerson(id: UserID(3), username: "cy", displayName: "", distance: nil, age: 7_200, precision: .parkOnly, park: park, zone: nil),
             NearbyPerson(id: UserID(4), username: "di", displayName: "Di", distance: 2_500, age: 120, precision: .exact, park: nil, zone: nil),
+            NearbyPerson(id: UserID(5), username: "ed", displayName: "Ed\\", distance: 20, age: 0, precision: .exact, park: park, zone: ride),
         ]
         try self.agree(NearbyResponse(radius: 500, people: people, index: index))
         try self.agree(NearbyResponse(radius: nil, people: people, index: index))

@@ -40,8 +40,23 @@ struct JSONWriter {
     }
 
     mutating func string(_ value: String) {
+        self.beginString()
+        self.stringContent(value)
+        self.endString()
+    }
+
+    /// A string written in pieces: ``beginString()``, any ``stringContent(_:)``, ``endString()``.
+    mutating func beginString() {
         self.separate()
         self.bytes.append(UInt8(ascii: "\""))
+    }
+
+    mutating func endString() {
+        self.bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Part of a string, escaped.
+    mutating func stringContent(_ value: String) {
         var value = value
         value.withUTF8 { utf8 in
             var start = 0
@@ -64,7 +79,11 @@ struct JSONWriter {
             }
             self.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
         }
-        self.bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Part of a string that needs no escaping (a literal of the caller's).
+    mutating func stringContent(_ text: StaticString) {
+        self.raw(text)
     }
 
     /// The JSON written so far, in one buffer.

@@ -22,14 +22,22 @@ struct NearbyResponse: Encodable, JSONWritable, Sendable {
         var description: String?
     }
 
-    var radius: Double?
-    var people: [Person]
+    let radius: Double?
+    /// The rules' answer and the index that names its parks and zones; the wire structs above are
+    /// built only for the `Encodable` form, the reference `JSONWriterTests` holds `write` to.
+    let found: [NearbyPerson]
+    let index: FenceIndex
 
     init(radius: Double?, people: [NearbyPerson], index: FenceIndex) {
         self.radius = radius
-        self.people = people.map { p in
-            let park = p.park.flatMap { id in index.park(id).map { Place(id: id.rawValue, name: $0.name, kind: nil) } }
-            let zone = p.zone.flatMap { id in index.zone(id).map { Place(id: id.rawValue, name: $0.name, kind: $0.kind) } }
+        self.found = people
+        self.index = index
+    }
+
+    var people: [Person] {
+        self.found.map { p in
+            let park = p.park.flatMap { id in self.index.park(id).map { Place(id: id.rawValue, name: $0.name, kind: nil) } }
+            let zone = p.zone.flatMap { id in self.index.zone(id).map { Place(id: id.rawValue, name: $0.name, kind: $0.kind) } }
             var description: String?
             if let park {
                 description = "at \(park.name)" + (zone.map { ", \($0.kind == .land ? "in" : "at") \($0.name)" } ?? "")
@@ -39,30 +47,55 @@ struct NearbyResponse: Encodable, JSONWritable, Sendable {
         }
     }
 
-    /// The same JSON as the `Encodable` conformance (sorted keys, no nulls), written directly.
+    private enum CodingKeys: String, CodingKey { case radius, people }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(self.radius, forKey: .radius)
+        try container.encode(self.people, forKey: .people)
+    }
+
+    /// The same JSON as the `Encodable` conformance (sorted keys, no nulls), written directly from
+    /// the rules' answer: no wire structs, and the description written in pieces, not built.
     func write(to json: inout JSONWriter) {
-        func place(_ place: Place) {
-            json.beginObject()
-            json.key("id"); json.string(place.id)
-            if let kind = place.kind { json.key("kind"); json.string(kind.rawValue) }
-            json.key("name"); json.string(place.name)
-            json.endObject()
-        }
         json.beginObject()
         json.key("people"); json.beginArray()
-        for person in self.people {
+        for p in self.found {
+            let park = p.park.flatMap { id in self.index.park(id).map { (id, $0.name) } }
+            let zone = p.zone.flatMap { id in self.index.zone(id).map { (id, $0.name, $0.kind) } }
             json.beginObject()
-            json.key("age"); json.number(Int64(person.age))
-            if let description = person.description { json.key("description"); json.string(description) }
-            if let distance = person.distance { json.key("distance"); json.number(distance) }
-            if let park = person.park { json.key("park"); place(park) }
-            json.key("precision"); json.string(person.precision.rawValue)
+            json.key("age"); json.number(Int64(p.age))
+            if let park {
+                json.key("description")
+                json.beginString()
+                json.stringContent("at ")
+                json.stringContent(park.1)
+                if let zone {
+                    json.stringContent(zone.2 == .land ? ", in " : ", at ")
+                    json.stringContent(zone.1)
+                }
+                json.endString()
+            }
+            if let distance = p.distance { json.key("distance"); json.number(distance) }
+            if let park {
+                json.key("park"); json.beginObject()
+                json.key("id"); json.string(park.0.rawValue)
+                json.key("name"); json.string(park.1)
+                json.endObject()
+            }
+            json.key("precision"); json.string(p.precision.rawValue)
             json.key("user"); json.beginObject()
-            json.key("displayName"); json.string(person.user.displayName)
-            json.key("id"); json.number(person.user.id.rawValue)
-            json.key("username"); json.string(person.user.username)
+            json.key("displayName"); json.string(p.displayName)
+            json.key("id"); json.number(p.id.rawValue)
+            json.key("username"); json.string(p.username)
             json.endObject()
-            if let zone = person.zone { json.key("zone"); place(zone) }
+            if let zone {
+                json.key("zone"); json.beginObject()
+                json.key("id"); json.string(zone.0.rawValue)
+                json.key("kind"); json.string(zone.2.rawValue)
+                json.key("name"); json.string(zone.1)
+                json.endObject()
+            }
             json.endObject()
         }
         json.endArray()
