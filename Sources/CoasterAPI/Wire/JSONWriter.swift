@@ -8,20 +8,20 @@ import NIOCore
 /// It only writes what it is told: callers give keys in sorted order, as the shared encoder's
 /// `.sortedKeys` would, and the wire types keep their `Encodable` conformance, which tests use as the
 /// reference that this writer must agree with (`JSONWriterTests`).
-struct JSONWriter {
-    /// Bytes so far. A Swift array, not a `ByteBuffer`: NIO's buffer checks capacity, uniqueness
-    /// and exclusive access on every write, which cost more than the byte itself when a nearby
-    /// answer is written a few bytes at a time (60 % of the route's instructions); the array is
-    /// copied into one buffer at the end.
-    private var bytes: [UInt8]
+struct JSONWriter: ~Copyable {
+    /// Bytes so far, in one allocation the writer grows itself. Not a `ByteBuffer`: NIO's buffer
+    /// checks capacity, uniqueness and exclusive access on every write, and JSON is written a few
+    /// bytes at a time (that was 60 % of the nearby route's instructions); not an array either, whose
+    /// uniqueness check on every append cost the nearby route another 5 %. Copied into one buffer
+    /// at the end.
+    private var out: Bytes
     /// Bit *d* set: the container at depth *d* already holds a value, so the next one needs a comma.
     private var filled: UInt64 = 0
     private var depth = 0
     private var afterKey = false
 
     init(capacity: Int = 512) {
-        self.bytes = []
-        self.bytes.reserveCapacity(capacity)
+        self.out = Bytes(capacity: capacity)
     }
 
     mutating func beginObject() { self.open(UInt8(ascii: "{")) }
@@ -32,10 +32,10 @@ struct JSONWriter {
     /// An object member's key; the next call writes its value.
     mutating func key(_ name: StaticString) {
         self.separate()
-        self.bytes.append(UInt8(ascii: "\""))
-        name.withUTF8Buffer { self.bytes.append(contentsOf: $0) }
-        self.bytes.append(UInt8(ascii: "\""))
-        self.bytes.append(UInt8(ascii: ":"))
+        self.out.append(UInt8(ascii: "\""))
+        name.withUTF8Buffer { self.out.append(contentsOf: $0) }
+        self.out.append(UInt8(ascii: "\""))
+        self.out.append(UInt8(ascii: ":"))
         self.afterKey = true
     }
 
@@ -48,11 +48,11 @@ struct JSONWriter {
     /// A string written in pieces: ``beginString()``, any ``stringContent(_:)``, ``endString()``.
     mutating func beginString() {
         self.separate()
-        self.bytes.append(UInt8(ascii: "\""))
+        self.out.append(UInt8(ascii: "\""))
     }
 
     mutating func endString() {
-        self.bytes.append(UInt8(ascii: "\""))
+        self.out.append(UInt8(ascii: "\""))
     }
 
     /// Part of a string, escaped.
@@ -61,7 +61,7 @@ struct JSONWriter {
         value.withUTF8 { utf8 in
             var start = 0
             for (i, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                self.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<i]))
+                self.out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<i]))
                 switch byte {
                 case UInt8(ascii: "\""): self.raw("\\\"")
                 case UInt8(ascii: "\\"): self.raw("\\\\")
@@ -72,12 +72,12 @@ struct JSONWriter {
                 case 0x0C: self.raw("\\f")
                 default:
                     self.raw("\\u00")
-                    self.bytes.append(Self.hexDigit(byte >> 4))
-                    self.bytes.append(Self.hexDigit(byte & 0xF))
+                    self.out.append(Self.hexDigit(byte >> 4))
+                    self.out.append(Self.hexDigit(byte & 0xF))
                 }
                 start = i + 1
             }
-            self.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
+            self.out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
         }
     }
 
@@ -87,10 +87,10 @@ struct JSONWriter {
     }
 
     /// The JSON written so far, in one buffer.
-    var buffer: ByteBuffer { ByteBuffer(bytes: self.bytes) }
+    var buffer: ByteBuffer { self.out.buffer }
 
     private mutating func raw(_ text: StaticString) {
-        text.withUTF8Buffer { self.bytes.append(contentsOf: $0) }
+        text.withUTF8Buffer { self.out.append(contentsOf: $0) }
     }
 
     private static func hexDigit(_ nibble: UInt8) -> UInt8 {
@@ -103,15 +103,15 @@ struct JSONWriter {
         if value == 0 {
             self.raw(value.sign == .minus ? "-0" : "0")
         } else if value.rounded() == value, abs(value) < 9_007_199_254_740_992 {
-            self.bytes.append(contentsOf: String(Int64(value)).utf8)
+            self.out.append(String(Int64(value)))
         } else {
-            self.bytes.append(contentsOf: value.description.utf8)
+            self.out.append(value.description)
         }
     }
 
     mutating func number(_ value: Int64) {
         self.separate()
-        self.bytes.append(contentsOf: String(value).utf8)
+        self.out.append(String(value))
     }
 
     /// A time as the shared encoder's `.iso8601` strategy writes it: UTC, whole seconds rounded
@@ -136,17 +136,17 @@ struct JSONWriter {
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
         let secondOfDay = seconds % 86_400
         self.separate()
-        self.bytes.append(UInt8(ascii: "\""))
+        self.out.append(UInt8(ascii: "\""))
         self.digits(year, 4)
-        self.bytes.append(UInt8(ascii: "-"))
+        self.out.append(UInt8(ascii: "-"))
         self.digits(month, 2)
-        self.bytes.append(UInt8(ascii: "-"))
+        self.out.append(UInt8(ascii: "-"))
         self.digits(day, 2)
-        self.bytes.append(UInt8(ascii: "T"))
+        self.out.append(UInt8(ascii: "T"))
         self.digits(secondOfDay / 3600, 2)
-        self.bytes.append(UInt8(ascii: ":"))
+        self.out.append(UInt8(ascii: ":"))
         self.digits(secondOfDay / 60 % 60, 2)
-        self.bytes.append(UInt8(ascii: ":"))
+        self.out.append(UInt8(ascii: ":"))
         self.digits(secondOfDay % 60, 2)
         self.raw("Z\"")
     }
@@ -157,7 +157,7 @@ struct JSONWriter {
         for _ in 1..<count { divisor *= 10 }
         var rest = value
         while divisor > 0 {
-            self.bytes.append(UInt8(ascii: "0") + UInt8(rest / divisor))
+            self.out.append(UInt8(ascii: "0") + UInt8(rest / divisor))
             rest %= divisor
             divisor /= 10
         }
@@ -175,14 +175,14 @@ struct JSONWriter {
 
     private mutating func open(_ byte: UInt8) {
         self.separate()
-        self.bytes.append(byte)
+        self.out.append(byte)
         self.depth += 1
         precondition(self.depth < 64, "JSON nested too deeply")
         self.filled &= ~(1 << UInt64(self.depth))
     }
 
     private mutating func close(_ byte: UInt8) {
-        self.bytes.append(byte)
+        self.out.append(byte)
         self.depth -= 1
     }
 
@@ -193,9 +193,57 @@ struct JSONWriter {
             return
         }
         let bit: UInt64 = 1 << UInt64(self.depth)
-        if self.filled & bit != 0 { self.bytes.append(UInt8(ascii: ",")) }
+        if self.filled & bit != 0 { self.out.append(UInt8(ascii: ",")) }
         self.filled |= bit
     }
+}
+
+/// A growing run of bytes in one allocation, freed with the writer.
+private struct Bytes: ~Copyable {
+    private var start: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    private var count = 0
+
+    init(capacity: Int) {
+        self.capacity = max(64, capacity)
+        self.start = .allocate(capacity: self.capacity)
+    }
+
+    deinit { self.start.deallocate() }
+
+    @inline(__always) private mutating func reserve(_ more: Int) {
+        if self.count + more > self.capacity { self.grow(to: self.count + more) }
+    }
+
+    private mutating func grow(to needed: Int) {
+        var capacity = self.capacity * 2
+        while capacity < needed { capacity *= 2 }
+        let start = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+        start.initialize(from: self.start, count: self.count)
+        self.start.deallocate()
+        self.start = start
+        self.capacity = capacity
+    }
+
+    mutating func append(_ byte: UInt8) {
+        self.reserve(1)
+        self.start[self.count] = byte
+        self.count += 1
+    }
+
+    mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        self.reserve(bytes.count)
+        (self.start + self.count).initialize(from: base, count: bytes.count)
+        self.count += bytes.count
+    }
+
+    mutating func append(_ text: String) {
+        var text = text
+        text.withUTF8 { self.append(contentsOf: $0) }
+    }
+
+    var buffer: ByteBuffer { ByteBuffer(bytes: UnsafeBufferPointer(start: self.start, count: self.count)) }
 }
 
 /// An answer that writes its own JSON (see ``JSONWriter``).
