@@ -61,26 +61,26 @@ struct NearbyResponse: Encodable, JSONWritable, Sendable {
         json.beginObject()
         json.key("people"); json.beginArray()
         for p in self.found {
-            let park = p.park.flatMap { id in self.index.park(id).map { (id, $0.name) } }
-            let zone = p.zone.flatMap { id in self.index.zone(id).map { (id, $0.name, $0.kind) } }
+            let park = p.park.flatMap { id in self.index.park(id).map { (id: id, name: $0.name) } }
+            let zone = p.zone.flatMap { id in self.index.zone(id).map { (id: id, name: $0.name, kind: $0.kind) } }
             json.beginObject()
             json.key("age"); json.number(Int64(p.age))
             if let park {
                 json.key("description")
                 json.beginString()
                 json.stringContent("at ")
-                json.stringContent(park.1)
+                json.stringContent(park.name)
                 if let zone {
-                    json.stringContent(zone.2 == .land ? ", in " : ", at ")
-                    json.stringContent(zone.1)
+                    json.stringContent(zone.kind == .land ? ", in " : ", at ")
+                    json.stringContent(zone.name)
                 }
                 json.endString()
             }
             if let distance = p.distance { json.key("distance"); json.number(distance) }
             if let park {
                 json.key("park"); json.beginObject()
-                json.key("id"); json.string(park.0.rawValue)
-                json.key("name"); json.string(park.1)
+                json.key("id"); json.string(park.id.rawValue)
+                json.key("name"); json.string(park.name)
                 json.endObject()
             }
             json.key("precision"); json.string(p.precision.rawValue)
@@ -91,9 +91,9 @@ struct NearbyResponse: Encodable, JSONWritable, Sendable {
             json.endObject()
             if let zone {
                 json.key("zone"); json.beginObject()
-                json.key("id"); json.string(zone.0.rawValue)
-                json.key("kind"); json.string(zone.2.rawValue)
-                json.key("name"); json.string(zone.1)
+                json.key("id"); json.string(zone.id.rawValue)
+                json.key("kind"); json.string(zone.kind.rawValue)
+                json.key("name"); json.string(zone.name)
                 json.endObject()
             }
             json.endObject()
