@@ -285,6 +285,13 @@ enum Migrations {
                 """)
         }
 
+        migrator.registerMigration("2026-11-22 zones by ride") { db in
+            // Every wait or status report looks up its ride's zones, and SQLite checks zones'
+            // foreign key to rides when a park import replaces rides: both scanned every zone
+            // (geometry included) without this (tools/bench/README.md, wait reports).
+            try db.execute(sql: "CREATE INDEX zones_by_ride ON zones(ride_id)")
+        }
+
         return migrator
     }
 }
