@@ -194,6 +194,11 @@ extension Store {
         let zone = TimeZone(identifier: try String.fetchOne(db.cachedStatement(sql: "SELECT time_zone FROM parks WHERE id = ?"),
             arguments: [ride.park.rawValue]) ?? "UTC") ?? .gmt
         let bucket = WaitHours.bucket(now, in: zone)
+        // Without a posted wait before now no report can pair with one: skip reading up to 600
+        // reports, each with its own posted-wait lookup (rides of parks without a feed).
+        guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM posted_waits WHERE ride_id = ? AND at < ?)"),
+            arguments: [ride.id.rawValue, now.timeIntervalSince1970]) == true
+        else { return PostedModel.learn([]) }
         let rows = try Row.fetchAll(db.cachedStatement(sql: """
             SELECT r.minutes AS actual, r.entered_at AS entered,
                    (SELECT p.minutes FROM posted_waits p WHERE p.ride_id = r.ride_id AND p.at < r.entered_at AND p.at > r.entered_at - 3600
