@@ -80,7 +80,8 @@ extension Store {
     ) async throws -> FixBatch {
         let now = self.now()
         return try await self.fixWrites.write { db in
-            try Self.recordFixes(user: user, fixes, source: source, pipeline: pipeline, checkins: checkins, index: index, now: now, db)
+            try Self.recordFixes(user: user, fixes, source: source, pipeline: pipeline, checkins: checkins, index: index, now: now,
+                                 boards: self.waitBoards, db)
         }
     }
 
@@ -89,7 +90,7 @@ extension Store {
     /// computing its observed region cost more than running it.
     static func recordFixes(
         user: UserID, _ fixes: [IncomingFix], source: FixSource, pipeline: FixPipeline, checkins: CheckinPolicy, index: FenceIndex,
-        now: Date, _ db: Database
+        now: Date, boards: WaitBoards, _ db: Database
     ) throws -> FixBatch {
         var state = try Self.trackState(user, db)
         try Self.closeStaleVisits(user, now: now, timeout: checkins.visitTimeout, db)
@@ -125,7 +126,7 @@ extension Store {
             }
             let fixID = db.lastInsertedRowID
             if current { state = next }
-            try Self.apply(transitions, user: user, fixID: fixID, db)
+            try Self.apply(transitions, user: user, fixID: fixID, boards: boards, db)
             if current {
                 for park in state.parks {
                     try evidence.execute(arguments: [fix.recordedAt.timeIntervalSince1970, user.rawValue, park.rawValue])
@@ -324,7 +325,7 @@ extension Store {
     }
 
     /// Writes transitions and the visits they open and close.
-    private static func apply(_ transitions: [Transition], user: UserID, fixID: Int64, _ db: Database) throws {
+    private static func apply(_ transitions: [Transition], user: UserID, fixID: Int64, boards: WaitBoards, _ db: Database) throws {
         let insert = try db.cachedStatement(sql: """
             INSERT INTO transitions (user_id, fix_id, event, park_id, zone_id, zone_kind, ride_id, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """)
@@ -332,7 +333,7 @@ extension Store {
             try insert.execute(arguments: [user.rawValue, fixID, t.event.rawValue, t.park.rawValue, t.zone?.rawValue, t.zoneKind?.rawValue,
                                            t.ride?.rawValue, t.at.timeIntervalSince1970])
             if t.event == .enter, t.zoneKind == .ride, let ride = t.ride {
-                try Self.recordMeasuredWait(user: user, ride: ride, boardedAt: t.at.timeIntervalSince1970, currentFix: fixID, db)
+                try Self.recordMeasuredWait(user: user, ride: ride, boardedAt: t.at.timeIntervalSince1970, currentFix: fixID, boards: boards, db)
             }
             guard t.zone == nil else { continue }
             let at = t.at.timeIntervalSince1970

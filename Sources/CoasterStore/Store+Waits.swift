@@ -59,10 +59,11 @@ extension Store {
             guard let check = try Self.reportCheck(user: user, ride: ride, table: "wait_reports", policy: policy,
                                                    visitTimeout: visitTimeout, index: index, now: now, db)
             else { return nil }
-            if case .failure(let refusal) = check { return .failure(refusal) }
+            guard case .success(let park) = check else { return check.map { _ in now } }
             try db.cachedStatement(sql: """
                 INSERT INTO wait_reports (user_id, ride_id, minutes, source, at, entered_at) VALUES (?, ?, ?, 'crowd', ?, ?)
                 """).execute(arguments: [user.rawValue, ride.rawValue, minutes, now.timeIntervalSince1970, now.timeIntervalSince1970 - minutes * 60])
+            self.waitBoards.touched(park)
             return .success(now)
         }
     }
@@ -76,9 +77,10 @@ extension Store {
             guard let check = try Self.reportCheck(user: user, ride: ride, table: "status_reports", policy: policy,
                                                    visitTimeout: visitTimeout, index: index, now: now, db)
             else { return nil }
-            if case .failure(let refusal) = check { return .failure(refusal) }
+            guard case .success(let park) = check else { return check.map { _ in now } }
             try db.cachedStatement(sql: "INSERT INTO status_reports (user_id, ride_id, condition, at) VALUES (?, ?, ?, ?)")
                 .execute(arguments: [user.rawValue, ride.rawValue, condition.rawValue, now.timeIntervalSince1970])
+            self.waitBoards.touched(park)
             return .success(now)
         }
     }
@@ -92,7 +94,7 @@ extension Store {
     }
 
     private static func reportCheck(user: UserID, ride: RideID, table: String, policy: WaitReportPolicy, visitTimeout: TimeInterval,
-                                    index: FenceIndex, now: Date, _ db: Database) throws -> Result<Void, WaitReportRefusal>? {
+                                    index: FenceIndex, now: Date, _ db: Database) throws -> Result<ParkID, WaitReportRefusal>? {
         guard let park = try String.fetchOne(db.cachedStatement(sql: "SELECT park_id FROM rides WHERE id = ? AND listed = 1"),
             arguments: [ride.rawValue])
         else { return nil }
@@ -105,7 +107,7 @@ extension Store {
             db.cachedStatement(sql: "SELECT max(at) FROM \(table) WHERE user_id = ? AND ride_id = ?\(crowdOnly)"),
             arguments: [user.rawValue, ride.rawValue]).map(Date.init(timeIntervalSince1970:))
         return policy.check(latest: try Self.trackState(user, db).latest, visiting: visiting, zones: Set(zones.map(ZoneID.init(rawValue:))),
-                            lastReport: lastReport, index: index, now: now)
+                            lastReport: lastReport, index: index, now: now).map { ParkID(rawValue: park) }
     }
 
     /// Loads a park's posted waits (replacing rows with the same ride and time). Every row must name
@@ -120,6 +122,7 @@ extension Store {
             for e in entries {
                 try insert.execute(arguments: [e.ride.rawValue, e.at.timeIntervalSince1970, e.minutes])
             }
+            self.waitBoards.touched(park, rows: entries.count)
             return entries.count
         }
     }
@@ -136,7 +139,7 @@ extension Store {
         let now = self.now()
         if let rows = self.waitBoards.board(park: park, estimator: estimator, statusRules: statusRules, now: now) { return rows }
         // Read before the transaction begins: a commit after this point makes the board stale.
-        let generation = self.waitBoards.generation
+        let generation = self.waitBoards.generation(park)
         let rows: [WaitBoardRow]? = try await self.pool.read { db in
             guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM parks WHERE id = ?)"),
                 arguments: [park.rawValue]) == true else {
@@ -248,7 +251,7 @@ extension Store {
     }
 
     /// Turns a ride-zone enter that follows the same rider's queue-zone enter into a timed wait.
-    static func recordMeasuredWait(user: UserID, ride: RideID, boardedAt: Double, currentFix: Int64, _ db: Database) throws {
+    static func recordMeasuredWait(user: UserID, ride: RideID, boardedAt: Double, currentFix: Int64, boards: WaitBoards, _ db: Database) throws {
         guard let queued = try Double.fetchOne(db.cachedStatement(sql: """
             SELECT max(at) FROM transitions WHERE user_id = ? AND ride_id = ? AND zone_kind = 'queue' AND event = 'enter' AND at > ? AND at <= ?
             """), arguments: [user.rawValue, ride.rawValue, boardedAt - 3 * 3600, boardedAt]) else { return }
@@ -258,9 +261,10 @@ extension Store {
             """), arguments: [user.rawValue, ride.rawValue, queued, boardedAt, currentFix]) ?? 0
         let minutes = (boardedAt - queued) / 60
         guard boardedSince == 0, minutes >= 0.5, minutes <= 300,
-              try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM rides WHERE id = ?)"), arguments: [ride.rawValue]) == true
+              let park = try String.fetchOne(db.cachedStatement(sql: "SELECT park_id FROM rides WHERE id = ?"), arguments: [ride.rawValue])
         else { return }
         try db.cachedStatement(sql: "INSERT INTO wait_reports (user_id, ride_id, minutes, source, at, entered_at) VALUES (?, ?, ?, 'measured', ?, ?)")
             .execute(arguments: [user.rawValue, ride.rawValue, minutes, boardedAt, queued])
+        boards.touched(ParkID(rawValue: park))
     }
 }

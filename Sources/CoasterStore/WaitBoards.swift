@@ -13,7 +13,13 @@ import Synchronization
 /// - ``freshness`` has passed on the store's clock: estimates age with time, and another process
 ///   (`coasterlife waits load`) may have written the file.
 ///
-/// A board is stored with the generation read *before* its read transaction began, so a board that
+/// A commit drops only the boards of the parks its writes declared (``touched(_:rows:)``, called
+/// after each write of a report or posted wait, row for row) when the declarations account for
+/// every board-table row it changed; otherwise it drops every board. So a report in one park does
+/// not make the other parks' boards be computed again, and a write that says nothing (a park import)
+/// is still seen.
+///
+/// A board is stored with the generations read *before* its read transaction began, so a board that
 /// may have missed a commit is never served after that commit's invalidation.
 final class WaitBoards: TransactionObserver, Sendable {
     /// How long a board is served without recomputing, seconds.
@@ -27,29 +33,42 @@ final class WaitBoards: TransactionObserver, Sendable {
 
     private struct Entry {
         var rows: [WaitBoardRow]
-        var generation: UInt64
+        var generation: Generation
         var computedAt: Date
+    }
+
+    /// What a kept board must still match: every board's generation and its park's.
+    struct Generation: Equatable {
+        var all: UInt64
+        var park: UInt64
     }
 
     private struct State {
         var generation: UInt64 = 0
+        var parkGenerations: [ParkID: UInt64] = [:]
         var entries: [Key: Entry] = [:]
-        /// A write to a board table happened in the open transaction.
-        var touched = false
+        /// Board-table rows the open transaction changed, and those its writes declared, by park.
+        var changedRows = 0
+        var declaredRows = 0
+        var declaredParks: Set<ParkID> = []
+
+        func generation(_ park: ParkID) -> Generation {
+            Generation(all: self.generation, park: self.parkGenerations[park] ?? 0)
+        }
     }
 
     private static let tables: Set<String> = ["wait_reports", "status_reports", "posted_waits", "rides", "parks"]
     private let state = Mutex(State())
 
-    /// The generation to store a board computed from now on with.
-    var generation: UInt64 { self.state.withLock { $0.generation } }
+    /// The generation to store a board of `park` computed from now on with.
+    func generation(_ park: ParkID) -> Generation { self.state.withLock { $0.generation(park) } }
 
     /// The board of `park` if one is kept that is still valid at `now`.
     func board(park: ParkID, estimator: WaitEstimator, statusRules: RideStatusRules, now: Date) -> [WaitBoardRow]? {
         self.state.withLock { state in
             let key = Key(park: park, estimator: estimator, statusRules: statusRules)
             guard let entry = state.entries[key] else { return nil }
-            guard entry.generation == state.generation, abs(now.timeIntervalSince(entry.computedAt)) < Self.freshness else {
+            guard entry.generation == state.generation(park), abs(now.timeIntervalSince(entry.computedAt)) < Self.freshness else {
                 state.entries[key] = nil
                 return nil
             }
@@ -58,11 +77,20 @@ final class WaitBoards: TransactionObserver, Sendable {
     }
 
     /// Keeps a board computed at `now` from a read that began at `generation`.
-    func keep(_ rows: [WaitBoardRow], park: ParkID, estimator: WaitEstimator, statusRules: RideStatusRules, generation: UInt64, now: Date) {
+    func keep(_ rows: [WaitBoardRow], park: ParkID, estimator: WaitEstimator, statusRules: RideStatusRules, generation: Generation, now: Date) {
         self.state.withLock { state in
-            guard generation == state.generation else { return }
+            guard generation == state.generation(park) else { return }
             state.entries[Key(park: park, estimator: estimator, statusRules: statusRules)] =
                 Entry(rows: rows, generation: generation, computedAt: now)
+        }
+    }
+
+    /// Declares, inside a write transaction and after the write, that `rows` board-table rows it
+    /// just changed belong to `park`.
+    func touched(_ park: ParkID, rows: Int = 1) {
+        self.state.withLock { state in
+            state.declaredRows += rows
+            state.declaredParks.insert(park)
         }
     }
 
@@ -73,19 +101,32 @@ final class WaitBoards: TransactionObserver, Sendable {
     }
 
     func databaseDidChange(with event: DatabaseEvent) {
-        self.state.withLock { $0.touched = true }
+        self.state.withLock { $0.changedRows += 1 }
     }
 
     func databaseDidCommit(_ db: Database) {
         self.state.withLock { state in
-            guard state.touched else { return }
-            state.touched = false
-            state.generation &+= 1
-            state.entries.removeAll()
+            defer {
+                state.changedRows = 0
+                state.declaredRows = 0
+                state.declaredParks = []
+            }
+            guard state.changedRows > 0 else { return }
+            if state.declaredRows == state.changedRows {
+                for park in state.declaredParks { state.parkGenerations[park, default: 0] &+= 1 }
+                state.entries = state.entries.filter { !state.declaredParks.contains($0.key.park) }
+            } else {
+                state.generation &+= 1
+                state.entries.removeAll()
+            }
         }
     }
 
     func databaseDidRollback(_ db: Database) {
-        self.state.withLock { $0.touched = false }
+        self.state.withLock { state in
+            state.changedRows = 0
+            state.declaredRows = 0
+            state.declaredParks = []
+        }
     }
 }
