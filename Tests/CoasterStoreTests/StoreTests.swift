@@ -1,7 +1,6 @@
 import CoasterCore
 import CoasterStore
 import Foundation
-import Synchronization
 import Testing
 
 /// A fresh database file per test, removed afterwards.
@@ -120,62 +119,6 @@ struct StoreTests {
                 #expect(sql == index.locate(p).map(\.id), "at \(p)")
             }
         }
-    }
-
-    /// Boards are kept between requests: a posted feed loaded through the store shows at once, a
-    /// write by another process (the `waits load` command) within a second, and never later.
-    @Test func aKeptWaitBoardGivesWayToEveryWrite() async throws {
-        let clock = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
-        let t = try TemporaryStore(now: { clock.withLock { $0 } })
-        defer { t.remove() }
-        _ = try await t.store.replaceParks([try Parks.definition("kings-island")])
-        func board() async throws -> [RideID: Double?] {
-            let rows = try #require(try await t.store.waitBoard(park: "kings-island", estimator: WaitEstimator(), statusRules: RideStatusRules()))
-            return Dictionary(uniqueKeysWithValues: rows.map { ($0.ride.id, $0.posted?.minutes) })
-        }
-        let ride = try #require(try await board().keys.sorted().first)
-        #expect(try await board()[ride] == .some(nil))
-        let at = clock.withLock { $0 }.addingTimeInterval(-60)
-
-        // Through this store: the kept board is dropped when the write commits.
-        _ = try await t.store.loadPostedWaits(park: "kings-island", [PostedWaitEntry(ride: ride, at: at, minutes: 25)])
-        #expect(try await board()[ride] == 25)
-
-        // Through another connection to the file: the kept board answers until it is a second old.
-        let other = try Store(path: t.store.path, now: { clock.withLock { $0 } })
-        _ = try await other.loadPostedWaits(park: "kings-island", [PostedWaitEntry(ride: ride, at: at.addingTimeInterval(1), minutes: 40)])
-        try other.close()
-        #expect(try await board()[ride] == 25)
-        clock.withLock { $0 = $0.addingTimeInterval(Store.waitBoardFreshness) }
-        #expect(try await board()[ride] == 40)
-    }
-
-    /// A declared write drops only its park's kept board; a write that declares nothing (a park
-    /// import) drops them all.
-    @Test func aWriteDropsOnlyItsParksBoard() async throws {
-        let clock = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
-        let t = try TemporaryStore(now: { clock.withLock { $0 } })
-        defer { t.remove() }
-        _ = try await t.store.replaceParks([try Parks.definition("kings-island"), try Parks.definition("cedar-point")])
-        func posted(_ park: ParkID) async throws -> [RideID: Double?] {
-            let rows = try #require(try await t.store.waitBoard(park: park, estimator: WaitEstimator(), statusRules: RideStatusRules()))
-            return Dictionary(uniqueKeysWithValues: rows.map { ($0.ride.id, $0.posted?.minutes) })
-        }
-        let ki = try #require(try await posted("kings-island").keys.sorted().first)
-        let cp = try #require(try await posted("cedar-point").keys.sorted().first)
-        let at = clock.withLock { $0 }.addingTimeInterval(-60)
-        // Cedar Point changes behind the store's back (another process): its kept board stays.
-        let other = try Store(path: t.store.path, now: { clock.withLock { $0 } })
-        _ = try await other.loadPostedWaits(park: "cedar-point", [PostedWaitEntry(ride: cp, at: at, minutes: 15)])
-        try other.close()
-
-        _ = try await t.store.loadPostedWaits(park: "kings-island", [PostedWaitEntry(ride: ki, at: at, minutes: 25)])
-        #expect(try await posted("kings-island")[ki] == 25)
-        #expect(try await posted("cedar-point")[cp] == .some(nil), "a Kings Island write dropped Cedar Point's board")
-
-        // A park import declares no park: every kept board goes.
-        _ = try await t.store.replaceParks([try Parks.definition("kings-island")])
-        #expect(try await posted("cedar-point")[cp] == 15)
     }
 
     @Test func unknownParkIsNil() async throws {
