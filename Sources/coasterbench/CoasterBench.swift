@@ -71,10 +71,8 @@ struct Engine: ParsableCommand {
             let nearby = Self.measure(min(self.calls, 50_000)) {
                 let viewer = directory[askers[j % askers.count]]!
                 j += 1
-                var friends: [PersonState] = []
-                friends.reserveCapacity(viewer.friends.count)
-                for f in viewer.friends { if let friend = directory[f] { friends.append(friend) } }
-                guard case .success(let list) = rules.friendsNearby(viewer: viewer, friends: friends, radius: 500, now: Date(), index: index)
+                guard case .success(let list) = rules.friendsNearby(viewer: viewer, friends: directory.friends(of: viewer), radius: 500,
+                                                                    now: Date(), index: index)
                 else { return 0 }
                 found += list.count
                 return list.count

@@ -39,6 +39,31 @@ struct NearbyRulesTests {
         #expect(abs(d - 123.4) < Geodesy.localDistanceTolerance(123.4))
     }
 
+    /// Only friends both ways, blocked neither way, are listed, whatever the snapshot holds: a
+    /// one-way friend, a blocked one and a stranger standing beside the viewer are not.
+    @Test func onlyMutualUnblockedFriendsAreListed() {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let here = Coordinate(lat: 41.481656, lon: -82.688132)
+        let fix = AcceptedFix(position: here, accuracy: 5, recordedAt: now.addingTimeInterval(-30))
+        let visits: [ParkID: Date] = ["cedar-point": now]
+        func person(_ id: Int64, friends: UserIDSet) -> PersonState {
+            PersonState(id: UserID(id), username: "u\(id)", displayName: "U \(id)", latest: fix, visits: visits, friends: friends)
+        }
+        var viewer = person(1, friends: [UserID(2), UserID(3), UserID(4)])
+        viewer.blocks = [UserID(4)]
+        let snapshot = [
+            person(2, friends: [UserID(1)]),  // mutual
+            person(3, friends: []),  // one way
+            person(4, friends: [UserID(1)]),  // blocked
+            person(5, friends: [UserID(1)]),  // not the viewer's friend
+        ]
+        let rules = NearbyRules()
+        let nearby = try? rules.friendsNearby(viewer: viewer, friends: snapshot, radius: 500, now: now, index: FenceIndexTests.index).get()
+        #expect(nearby?.map(\.id) == [UserID(2)])
+        let inPark = rules.friendsInPark(viewer: viewer, friends: snapshot, park: "cedar-point", now: now, index: FenceIndexTests.index)
+        #expect(inPark.map(\.id) == [UserID(2)])
+    }
+
     @Test func firstVisitedIsTheSmallestFreshVisit() {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let person = PersonState(id: UserID(1), username: "ann", displayName: "Ann",

@@ -78,12 +78,7 @@ public final class People: Sendable {
         guard try await self.person(loading: id) != nil else { return nil }
         return self.book.withLock { book in
             guard let me = book.byID[id] else { return nil }
-            var friends: [PersonState] = []
-            friends.reserveCapacity(me.friends.count)
-            for f in me.friends {
-                if let friend = book.byID[f] { friends.append(friend) }
-            }
-            return (me, friends)
+            return (me, book.byID.friends(of: me))
         }
     }
 

@@ -73,7 +73,7 @@ struct OwnTracksController {
         let now = self.now()
         // From the in-memory directory, like nearby and live: no database read on this path.
         guard let (viewer, snapshot) = try await self.people.viewerAndFriends(me.id) else { return [] }
-        let friends = snapshot.filter { $0.friends.contains(me.id) && !viewer.blocks.contains($0.id) }
+        let friends = snapshot.filter { $0.isMutualFriend(of: viewer) }
         let own = viewer.latest
         let tids = TrackerIDs.assign([me.username] + friends.map(\.username))
         var out: [[String: Any]] = []

@@ -67,6 +67,12 @@ public struct PersonState: Hashable, Sendable {
         return Set(visits.filter { now.timeIntervalSince($0.value) <= timeout }.keys)
     }
 
+    /// Whether `viewer` may see this user at all: friends both ways and no block either way (the
+    /// viewer's blocks list both directions). Sharing settings then decide how much.
+    public func isMutualFriend(of viewer: PersonState) -> Bool {
+        viewer.friends.contains(self.id) && !viewer.blocks.contains(self.id) && self.friends.contains(viewer.id)
+    }
+
     /// The first (by id) of ``visiting(at:timeout:)``, without building the set.
     public func firstVisited(at now: Date, timeout: TimeInterval) -> ParkID? {
         var first: ParkID?
@@ -143,8 +149,7 @@ public struct NearbyRules: Sendable {
         var out: [NearbyPerson] = []
         for friend in friends {
             let id = friend.id
-            guard viewer.friends.contains(id), !viewer.blocks.contains(id), friend.friends.contains(viewer.id), let fix = friend.latest
-            else { continue }
+            guard friend.isMutualFriend(of: viewer), let fix = friend.latest else { continue }
             if !reach.contains(fix.position), myParks.isDisjoint(with: friend.visits.keys) { continue }
             // The set of visited parks is built only for park-only sharing, which lists them.
             guard let shared = self.privacy.view(fix, sharing: friend.sharing, visiting: friend.visiting(at: now, timeout: self.visitTimeout),
@@ -204,8 +209,7 @@ public struct NearbyRules: Sendable {
         var out: [NearbyPerson] = []
         for friend in friends {
             let id = friend.id
-            guard viewer.friends.contains(id), !viewer.blocks.contains(id), friend.friends.contains(viewer.id), let fix = friend.latest
-            else { continue }
+            guard friend.isMutualFriend(of: viewer), let fix = friend.latest else { continue }
             let visiting = friend.visiting(at: now, timeout: self.visitTimeout)
             guard visiting.contains(park),
                   let shared = self.privacy.view(fix, sharing: friend.sharing, visiting: visiting, viewer: viewer.id,

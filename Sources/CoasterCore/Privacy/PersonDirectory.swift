@@ -37,4 +37,15 @@ public struct PersonDirectory: Sendable {
             self.count += (newValue != nil ? 1 : 0) - (had ? 1 : 0)
         }
     }
+
+    /// The states of `person`'s friends that are in the directory, in id order: a snapshot for the
+    /// nearby rules (copy-on-write, one reference count per friend).
+    public func friends(of person: PersonState) -> [PersonState] {
+        var friends: [PersonState] = []
+        friends.reserveCapacity(person.friends.count)
+        for id in person.friends {
+            if let friend = self[id] { friends.append(friend) }
+        }
+        return friends
+    }
 }
