@@ -39,8 +39,9 @@ struct NearbyRulesTests {
         #expect(abs(d - 123.4) < Geodesy.localDistanceTolerance(123.4))
     }
 
-    /// Only friends both ways, blocked neither way, are listed, whatever the snapshot holds: a
-    /// one-way friend, a blocked one and a stranger standing beside the viewer are not.
+    /// Only friends both ways, blocked neither way, are listed, whatever the directory holds: a
+    /// one-way friend, a blocked one and a stranger standing beside the viewer are not; the one-way
+    /// friend is once they list the viewer back.
     @Test func onlyMutualUnblockedFriendsAreListed() {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let here = Coordinate(lat: 41.481656, lon: -82.688132)
@@ -51,17 +52,42 @@ struct NearbyRulesTests {
         }
         var viewer = person(1, friends: [UserID(2), UserID(3), UserID(4)])
         viewer.blocks = [UserID(4)]
-        let snapshot = [
+        let others = [
             person(2, friends: [UserID(1)]),  // mutual
             person(3, friends: []),  // one way
             person(4, friends: [UserID(1)]),  // blocked
             person(5, friends: [UserID(1)]),  // not the viewer's friend
         ]
+        var directory = PersonDirectory([viewer] + others)
         let rules = NearbyRules()
-        let nearby = try? rules.friendsNearby(viewer: viewer, friends: snapshot, radius: 500, now: now, index: FenceIndexTests.index).get()
-        #expect(nearby?.map(\.id) == [UserID(2)])
-        let inPark = rules.friendsInPark(viewer: viewer, friends: snapshot, park: "cedar-point", now: now, index: FenceIndexTests.index)
-        #expect(inPark.map(\.id) == [UserID(2)])
+        func listed(_ friends: MutualFriends?) -> [[UserID]] {
+            guard let friends else { return [] }
+            let nearby = (try? rules.friendsNearby(friends, radius: 500, now: now, index: FenceIndexTests.index).get()) ?? []
+            let inPark = rules.friendsInPark(friends, park: "cedar-point", now: now, index: FenceIndexTests.index)
+            return [friends.people.map(\.id), nearby.map(\.id), inPark.map(\.id)]
+        }
+        #expect(listed(directory.friends(of: UserID(1))) == Array(repeating: [UserID(2)], count: 3))
+        #expect(listed(MutualFriends(viewer: viewer, among: others)) == Array(repeating: [UserID(2)], count: 3))
+        directory[UserID(3)] = person(3, friends: [UserID(1)])
+        #expect(listed(directory.friends(of: UserID(1))) == Array(repeating: [UserID(2), UserID(3)], count: 3))
+    }
+
+    /// None, one and several open visits read back as they were set, and answer the same questions.
+    @Test func openVisitsKeepWhatWasSet() {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let a = ParkID(rawValue: "a"), b = ParkID(rawValue: "b")
+        for visits in [[:], [a: now], [a: now.addingTimeInterval(-7_200)], [a: now.addingTimeInterval(-7_200), b: now]] as [[ParkID: Date]] {
+            var person = PersonState(id: UserID(1), username: "ann", displayName: "Ann")
+            person.visits = visits
+            #expect(person.visits == visits)
+            #expect(person.openVisits.count == visits.count)
+            #expect(Dictionary(uniqueKeysWithValues: person.openVisits.map { ($0.park, $0.at) }) == visits)
+            #expect(person.visiting(at: now, timeout: 3_600) == Set(visits.filter { now.timeIntervalSince($0.value) <= 3_600 }.keys))
+            #expect(person.firstVisited(at: now, timeout: 3_600) == person.visiting(at: now, timeout: 3_600).min())
+            for parks in [[], [a], [b], [a, b]] as [Set<ParkID>] {
+                #expect(person.openVisits.includesAny(of: parks) == !parks.isDisjoint(with: visits.keys))
+            }
+        }
     }
 
     @Test func firstVisitedIsTheSmallestFreshVisit() {
@@ -110,6 +136,47 @@ struct PersonDirectoryTests {
         directory[far] = nil
         #expect(directory[far] == nil)
         #expect(directory.count == 1_000_000)
+    }
+
+    /// The directory's one-way friendships, kept up to date change by change, are always those a
+    /// look at everyone's friend lists finds; so are the mutual friends it hands out. Random lists,
+    /// blocks, arrivals and departures among a few people; the bulk load agrees with the steps.
+    @Test func oneWayFriendshipsFollowEveryChange() {
+        var g = SystemRandomNumberGenerator()
+        let ids = (1...12).map { UserID(Int64($0)) } + [UserID(5_000_000_000)]
+        var directory = PersonDirectory()
+        func randomPerson(_ id: UserID) -> PersonState {
+            var p = PersonState(id: id, username: "u\(id)", displayName: "U")
+            p.friends = UserIDSet(ids.filter { $0 != id && Int.random(in: 0..<3, using: &g) > 0 })
+            p.blocks = Set(ids.filter { _ in Int.random(in: 0..<8, using: &g) == 0 })
+            return p
+        }
+        for step in 0..<3_000 {
+            let id = ids.randomElement(using: &g)!
+            switch Int.random(in: 0..<6, using: &g) {
+            case 0: directory[id] = nil
+            case 1:
+                // Only the friend list changes (the path a refresh after a friendship takes).
+                guard var p = directory[id] else { continue }
+                let other = ids.randomElement(using: &g)!
+                if p.friends.contains(other) { p.friends.remove(other) } else if other != id { p.friends.insert(other) }
+                directory[id] = p
+            default: directory[id] = randomPerson(id)
+            }
+            let present = ids.compactMap { directory[$0] }
+            let lists = Dictionary(uniqueKeysWithValues: present.map { ($0.id, $0.friends) })
+            var expected: [(UserID, UserID)] = []
+            for p in present.sorted(by: { $0.id < $1.id }) {
+                for f in p.friends where !(lists[f]?.contains(p.id) ?? false) { expected.append((p.id, f)) }
+            }
+            #expect(directory.oneWayFriendships.map { "\($0)→\($1)" } == expected.map { "\($0)→\($1)" }, "step \(step)")
+            for p in present {
+                #expect(directory.friends(of: p.id)?.people.map(\.id) == MutualFriends(viewer: p, among: present).people.map(\.id))
+            }
+            if step % 100 == 0 {
+                #expect(PersonDirectory(present).oneWayFriendships.map { "\($0)→\($1)" } == expected.map { "\($0)→\($1)" })
+            }
+        }
     }
 }
 

@@ -28,9 +28,9 @@ struct NearbyController {
         let me = try context.requireIdentity()
         let radius = try Self.radius(request)
         try self.rates.take(me.id, what: "nearby")
-        guard let (viewer, friends) = try await self.people.viewerAndFriends(me.id) else { throw Problem.unauthorized() }
+        guard let friends = try await self.people.friends(of: me.id) else { throw Problem.unauthorized() }
         let index = self.fences.index
-        switch self.rules.friendsNearby(viewer: viewer, friends: friends, radius: radius, now: self.now(), index: index) {
+        switch self.rules.friendsNearby(friends, radius: radius, now: self.now(), index: index) {
         case .success(let list): return NearbyResponse(radius: radius, people: list, index: index)
         case .failure(let refusal): throw Self.problem(refusal, self.policy)
         }
@@ -42,8 +42,8 @@ struct NearbyController {
         let park = try ParksController.parkID(context)
         let index = self.fences.index
         guard index.park(park) != nil else { throw ParksController.noSuchPark(park) }
-        guard let (viewer, friends) = try await self.people.viewerAndFriends(me.id) else { throw Problem.unauthorized() }
-        let list = self.rules.friendsInPark(viewer: viewer, friends: friends, park: park, now: self.now(), index: index)
+        guard let friends = try await self.people.friends(of: me.id) else { throw Problem.unauthorized() }
+        let list = self.rules.friendsInPark(friends, park: park, now: self.now(), index: index)
         return NearbyResponse(radius: nil, people: list, index: index)
     }
 

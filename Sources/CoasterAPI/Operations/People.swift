@@ -15,12 +15,21 @@ public final class People: Sendable {
         /// Who has an open visit to each park, for "people nearby".
         var visitors: [ParkID: Set<UserID>] = [:]
 
+        init() {}
+
+        init(_ everyone: [PersonState]) {
+            self.byID = PersonDirectory(everyone)
+            for person in everyone {
+                for (park, _) in person.openVisits { self.visitors[park, default: []].insert(person.id) }
+            }
+        }
+
         mutating func put(_ person: PersonState) {
             if let old = self.byID[person.id] {
-                for park in old.visits.keys { self.visitors[park]?.remove(person.id) }
+                for (park, _) in old.openVisits { self.visitors[park]?.remove(person.id) }
             }
             self.byID[person.id] = person
-            for park in person.visits.keys { self.visitors[park, default: []].insert(person.id) }
+            for (park, _) in person.openVisits { self.visitors[park, default: []].insert(person.id) }
         }
     }
 
@@ -35,8 +44,7 @@ public final class People: Sendable {
     public func load() async throws {
         let everyone = try await self.store.personStates()
         self.book.withLock { book in
-            book = Book()
-            for person in everyone { book.put(person) }
+            book = Book(everyone)
         }
     }
 
@@ -72,14 +80,11 @@ public final class People: Sendable {
         return self.person(id)
     }
 
-    /// The viewer and a snapshot of their friends, in id order (copy-on-write: no deep copies
-    /// under the lock, one reference count per friend).
-    func viewerAndFriends(_ id: UserID) async throws -> (PersonState, [PersonState])? {
+    /// The viewer and a snapshot of their mutual, unblocked friends, in id order (copy-on-write: no
+    /// deep copies under the lock, one reference count per friend).
+    func friends(of id: UserID) async throws -> MutualFriends? {
         guard try await self.person(loading: id) != nil else { return nil }
-        return self.book.withLock { book in
-            guard let me = book.byID[id] else { return nil }
-            return (me, book.byID.friends(of: me))
-        }
+        return self.book.withLock { $0.byID.friends(of: id) }
     }
 
     /// Everyone with an open visit to any of `parks`.

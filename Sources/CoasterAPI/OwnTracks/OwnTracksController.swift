@@ -72,9 +72,9 @@ struct OwnTracksController {
     func locations(for me: Identity) async throws -> [[String: Any]] {
         let now = self.now()
         // From the in-memory directory, like nearby and live: no database read on this path.
-        guard let (viewer, snapshot) = try await self.people.viewerAndFriends(me.id) else { return [] }
-        let friends = snapshot.filter { $0.isMutualFriend(of: viewer) }
-        let own = viewer.latest
+        guard let mutual = try await self.people.friends(of: me.id) else { return [] }
+        let friends = mutual.people
+        let own = mutual.viewer.latest
         let tids = TrackerIDs.assign([me.username] + friends.map(\.username))
         var out: [[String: Any]] = []
         if let own, now.timeIntervalSince(own.recordedAt) <= self.policy.privacy.timeToLive {

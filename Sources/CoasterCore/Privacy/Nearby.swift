@@ -12,7 +12,7 @@ public struct PersonState: Hashable, Sendable {
         var displayName: String
         var latest: AcceptedFix?
         var zones: Set<ZoneID>
-        var visits: [ParkID: Date]
+        var visits: OpenVisits
         var sharing: SharingSettings
         var friends: UserIDSet
         var blocks: Set<UserID>
@@ -21,7 +21,8 @@ public struct PersonState: Hashable, Sendable {
 
     /// Mutated only while uniquely referenced (see `update`), so sharing it across threads is safe.
     private final class Box: @unchecked Sendable {
-        var fields: Fields
+        /// Unchecked: `update` is the only writer and holds the only reference while it writes.
+        @exclusivity(unchecked) var fields: Fields
         init(_ fields: Fields) { self.fields = fields }
     }
 
@@ -41,7 +42,12 @@ public struct PersonState: Hashable, Sendable {
     /// Zones the latest fix is inside.
     public var zones: Set<ZoneID> { _read { yield self.box.fields.zones } set { self.update { $0.zones = newValue } } }
     /// Open visits: park → time of the last evidence.
-    public var visits: [ParkID: Date] { _read { yield self.box.fields.visits } set { self.update { $0.visits = newValue } } }
+    public var visits: [ParkID: Date] {
+        get { self.box.fields.visits.dictionary }
+        set { self.update { $0.visits = OpenVisits(newValue) } }
+    }
+    /// The same visits, without building a dictionary.
+    public var openVisits: OpenVisits { self.box.fields.visits }
     /// Sharing settings with every per-friend override this user set.
     public var sharing: SharingSettings { _read { yield self.box.fields.sharing } set { self.update { $0.sharing = newValue } } }
     public var friends: UserIDSet { _read { yield self.box.fields.friends } set { self.update { $0.friends = newValue } } }
@@ -53,7 +59,7 @@ public struct PersonState: Hashable, Sendable {
     public init(id: UserID, username: String, displayName: String, latest: AcceptedFix? = nil, zones: Set<ZoneID> = [],
                 visits: [ParkID: Date] = [:], sharing: SharingSettings = SharingSettings(), friends: UserIDSet = [],
                 blocks: Set<UserID> = [], discoverable: Bool = false) {
-        self.box = Box(Fields(id: id, username: username, displayName: displayName, latest: latest, zones: zones, visits: visits,
+        self.box = Box(Fields(id: id, username: username, displayName: displayName, latest: latest, zones: zones, visits: OpenVisits(visits),
                               sharing: sharing, friends: friends, blocks: blocks, discoverable: discoverable))
     }
 
@@ -62,15 +68,24 @@ public struct PersonState: Hashable, Sendable {
 
     /// Parks with an open visit whose last evidence is within `timeout` seconds of `now`.
     public func visiting(at now: Date, timeout: TimeInterval) -> Set<ParkID> {
-        let visits = self.fields.visits
-        if visits.isEmpty { return [] }
-        return Set(visits.filter { now.timeIntervalSince($0.value) <= timeout }.keys)
+        switch self.box.fields.visits {
+        case .none: return []
+        case .one(let park, let evidence): return now.timeIntervalSince(evidence) <= timeout ? [park] : []
+        case .many(let visits): return Set(visits.filter { now.timeIntervalSince($0.value) <= timeout }.keys)
+        }
     }
 
     /// Whether `viewer` may see this user at all: friends both ways and no block either way (the
     /// viewer's blocks list both directions). Sharing settings then decide how much.
     public func isMutualFriend(of viewer: PersonState) -> Bool {
         viewer.friends.contains(self.id) && !viewer.blocks.contains(self.id) && self.friends.contains(viewer.id)
+    }
+
+    /// Reads a word of this person's record from each part the nearby rules read, without taking a
+    /// reference (see ``PersonDirectory/friends(of:)``).
+    func prefetch() -> Int {
+        Int(self.box.fields.id.rawValue) &+ Int(self.box.fields.latest?.recordedAt.timeIntervalSinceReferenceDate ?? 0)
+            &+ self.box.fields.zones.count
     }
 
     /// The first (by id) of ``visiting(at:timeout:)``, without building the set.
@@ -82,6 +97,72 @@ public struct PersonState: Hashable, Sendable {
         }
         return first
     }
+}
+
+/// A person's open visits (park → time of the last evidence) without a heap allocation for the
+/// usual none or one: a dictionary of one park is an allocation of its own, and on the nearby path
+/// a cache miss and an atomic reference count per friend.
+public enum OpenVisits: Hashable, Sendable, Sequence {
+    case none
+    case one(ParkID, Date)
+    /// Two or more.
+    case many([ParkID: Date])
+
+    public init(_ visits: [ParkID: Date]) {
+        switch visits.count {
+        case 0: self = .none
+        case 1: self = .one(visits.first!.key, visits.first!.value)
+        default: self = .many(visits)
+        }
+    }
+
+    public var dictionary: [ParkID: Date] {
+        switch self {
+        case .none: [:]
+        case .one(let park, let evidence): [park: evidence]
+        case .many(let visits): visits
+        }
+    }
+
+    public var count: Int {
+        switch self {
+        case .none: 0
+        case .one: 1
+        case .many(let visits): visits.count
+        }
+    }
+
+    /// Whether any of `parks` has an open visit, however old its evidence.
+    public func includesAny(of parks: Set<ParkID>) -> Bool {
+        switch self {
+        case .none: false
+        case .one(let park, _): parks.contains(park)
+        case .many(let visits): !parks.isDisjoint(with: visits.keys)
+        }
+    }
+
+    public struct Iterator: IteratorProtocol {
+        fileprivate var single: (park: ParkID, at: Date)?
+        fileprivate var rest: Dictionary<ParkID, Date>.Iterator?
+
+        public mutating func next() -> (park: ParkID, at: Date)? {
+            if let single = self.single {
+                self.single = nil
+                return single
+            }
+            return self.rest?.next().map { (park: $0.key, at: $0.value) }
+        }
+    }
+
+    public func makeIterator() -> Iterator {
+        switch self {
+        case .none: Iterator()
+        case .one(let park, let evidence): Iterator(single: (park, evidence))
+        case .many(let visits): Iterator(rest: visits.makeIterator())
+        }
+    }
+
+    public var underestimatedCount: Int { self.count }
 }
 
 /// Distances as they are shown: rounded *up* to a step that grows with the distance, so that
@@ -135,10 +216,9 @@ public struct NearbyRules: Sendable {
     /// centre, never the true position) and then bucketed. Park-only friends are listed without a
     /// distance when the viewer is visiting the same park. Cost: O(friends of the viewer).
     ///
-    /// `friends` are the states of the viewer's friends (a snapshot of the directory); anyone in it
-    /// who is not a mutual, unblocked friend of the viewer is skipped.
-    public func friendsNearby(viewer: PersonState, friends: [PersonState], radius: Double, now: Date,
-                              index: FenceIndex) -> Result<[NearbyPerson], NearbyRefusal> {
+    /// `friends` is the viewer with their mutual, unblocked friends (a snapshot of the directory).
+    public func friendsNearby(_ friends: MutualFriends, radius: Double, now: Date, index: FenceIndex) -> Result<[NearbyPerson], NearbyRefusal> {
+        let viewer = friends.viewer
         guard let mine = viewer.latest, now.timeIntervalSince(mine.recordedAt) <= self.privacy.timeToLive else {
             return .failure(.noRecentFix)
         }
@@ -147,10 +227,10 @@ public struct NearbyRules: Sendable {
         // even snapped, so the exact (and costlier) geodesic distance is skipped for it.
         let reach = Geodesy.boundingBox(center: mine.position, radius: radius + ApproximateGrid.cellRadius * 1.5)
         var out: [NearbyPerson] = []
-        for friend in friends {
+        for friend in friends.people {
             let id = friend.id
-            guard friend.isMutualFriend(of: viewer), let fix = friend.latest else { continue }
-            if !reach.contains(fix.position), myParks.isDisjoint(with: friend.visits.keys) { continue }
+            guard let fix = friend.latest else { continue }
+            if !reach.contains(fix.position), !friend.openVisits.includesAny(of: myParks) { continue }
             // The set of visited parks is built only for park-only sharing, which lists them.
             guard let shared = self.privacy.view(fix, sharing: friend.sharing, visiting: friend.visiting(at: now, timeout: self.visitTimeout),
                                                  viewer: viewer.id, relationship: .friends, now: now)
@@ -205,11 +285,12 @@ public struct NearbyRules: Sendable {
     }
 
     /// Friends on a visit to `park` now, as their sharing allows, by username.
-    public func friendsInPark(viewer: PersonState, friends: [PersonState], park: ParkID, now: Date, index: FenceIndex) -> [NearbyPerson] {
+    public func friendsInPark(_ friends: MutualFriends, park: ParkID, now: Date, index: FenceIndex) -> [NearbyPerson] {
+        let viewer = friends.viewer
         var out: [NearbyPerson] = []
-        for friend in friends {
+        for friend in friends.people {
             let id = friend.id
-            guard friend.isMutualFriend(of: viewer), let fix = friend.latest else { continue }
+            guard let fix = friend.latest else { continue }
             let visiting = friend.visiting(at: now, timeout: self.visitTimeout)
             guard visiting.contains(park),
                   let shared = self.privacy.view(fix, sharing: friend.sharing, visiting: visiting, viewer: viewer.id,

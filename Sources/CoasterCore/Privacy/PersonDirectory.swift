@@ -4,12 +4,63 @@
 /// away instead of a hash and a probe into a table of a million entries. Ids far beyond the
 /// population (an imported id, a test's arbitrary one) go to a side table, so a stray large id
 /// cannot make the array huge.
+///
+/// The directory also knows which friendships it holds one way only: a person listing a friend
+/// who is absent or does not list them back. The store keeps friendships symmetric, so the set is
+/// empty unless the directory has been refreshed for one side of a change and not yet the other;
+/// keeping it exact on every change lets ``friends(of:)`` hand out mutual friends without looking
+/// into each friend's own list (a cache miss per friend with a million people).
 public struct PersonDirectory: Sendable {
     private var slots: ContiguousArray<PersonState?> = []
     private var sparse: [UserID: PersonState] = [:]
+    /// Person → friends they list who are absent or do not list them back. No empty entries.
+    private var oneWay: [UserID: UserIDSet] = [:]
     public private(set) var count = 0
 
     public init() {}
+
+    /// Everyone at once: the one-way friendships are worked out once, after everyone is in, rather
+    /// than on the way (where every friend not yet loaded would be one way for a while).
+    ///
+    /// Loaded from one snapshot of the store every friendship is held both ways, and looking up
+    /// every tie in the friend's own list (50 million at a million users) would take seconds of
+    /// cache misses. So one pass in id order first adds a hash of each tie, signed by its
+    /// direction: the two directions of a friendship cancel out, and only if something is left over
+    /// (a friendship held one way, or a friend who is not here) is every tie looked up.
+    public init(_ people: some Sequence<PersonState>) {
+        for person in people { self.place(person, at: person.id) }
+        var balance: UInt64 = 0
+        for case let person? in self.slots { balance &+= Self.balance(of: person) }
+        for person in self.sparse.values { balance &+= Self.balance(of: person) }
+        guard balance != 0 else { return }
+        for case let person? in self.slots { self.findOneWay(person) }
+        for person in self.sparse.values { self.findOneWay(person) }
+    }
+
+    /// The sum of ``tieHash(_:_:)`` over a person's ties, plus for ties to a larger id, minus for
+    /// ties to a smaller one.
+    private static func balance(of person: PersonState) -> UInt64 {
+        var sum: UInt64 = 0
+        let id = person.id
+        for friend in person.friends where friend != id {
+            sum = id < friend ? sum &+ Self.tieHash(id, friend) : sum &- Self.tieHash(friend, id)
+        }
+        return sum
+    }
+
+    /// A well-mixed, nonzero 64-bit hash of an ordered pair (SplitMix64's finaliser).
+    static func tieHash(_ a: UserID, _ b: UserID) -> UInt64 {
+        var x = UInt64(bitPattern: a.rawValue) &* 0x9E37_79B9_7F4A_7C15 ^ UInt64(bitPattern: b.rawValue)
+        x = (x ^ (x >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        x = (x ^ (x >> 27)) &* 0x94D0_49BB_1331_11EB
+        return (x ^ (x >> 31)) | 1
+    }
+
+    private mutating func findOneWay(_ person: PersonState) {
+        for friend in person.friends where !self.lists(friend, person.id) {
+            self.oneWay[person.id, default: []].insert(friend)
+        }
+    }
 
     /// Ids up to this stay in the array: a million, or four times the population.
     private var denseLimit: Int { max(1 << 20, 4 * self.count) }
@@ -21,31 +72,93 @@ public struct PersonDirectory: Sendable {
             return self.sparse.isEmpty ? nil : self.sparse[id]
         }
         set {
-            let i = Int(id.rawValue)
-            let had = self[id] != nil
-            if i >= 0, i < max(self.slots.count, self.denseLimit) {
-                // An id may have been sparse while the population was small: one home at a time.
-                if !self.sparse.isEmpty { self.sparse[id] = nil }
-                if i >= self.slots.count, newValue != nil {
-                    // Grow geometrically so that loading in id order is amortised O(1).
-                    self.slots.append(contentsOf: repeatElement(nil, count: max(i + 1, self.slots.count * 2) - self.slots.count))
-                }
-                if i < self.slots.count { self.slots[i] = newValue }
-            } else {
-                self.sparse[id] = newValue
-            }
-            self.count += (newValue != nil ? 1 : 0) - (had ? 1 : 0)
+            let before = self[id]?.friends ?? []
+            self.place(newValue, at: id)
+            let after = newValue?.friends ?? []
+            // A fix moves a person without touching their friends: nothing to recheck. Otherwise
+            // the ties that appeared or went (all of them when the person arrives or leaves).
+            if before == after { return }
+            for other in Set(before).symmetricDifference(after) where other != id { self.recheckTie(id, other) }
         }
     }
 
-    /// The states of `person`'s friends that are in the directory, in id order: a snapshot for the
-    /// nearby rules (copy-on-write, one reference count per friend).
-    public func friends(of person: PersonState) -> [PersonState] {
-        var friends: [PersonState] = []
-        friends.reserveCapacity(person.friends.count)
-        for id in person.friends {
-            if let friend = self[id] { friends.append(friend) }
+    private mutating func place(_ person: PersonState?, at id: UserID) {
+        let i = Int(id.rawValue)
+        let had = self[id] != nil
+        if i >= 0, i < max(self.slots.count, self.denseLimit) {
+            // An id may have been sparse while the population was small: one home at a time.
+            if !self.sparse.isEmpty { self.sparse[id] = nil }
+            if i >= self.slots.count, person != nil {
+                // Grow geometrically so that loading in id order is amortised O(1).
+                self.slots.append(contentsOf: repeatElement(nil, count: max(i + 1, self.slots.count * 2) - self.slots.count))
+            }
+            if i < self.slots.count { self.slots[i] = person }
+        } else {
+            self.sparse[id] = person
         }
-        return friends
+        self.count += (person != nil ? 1 : 0) - (had ? 1 : 0)
+    }
+
+    /// Whether `a` is here and lists `b` as a friend.
+    private func lists(_ a: UserID, _ b: UserID) -> Bool { self[a]?.friends.contains(b) ?? false }
+
+    /// Brings both directions of the tie between `a` and `b` up to date in ``oneWay``.
+    private mutating func recheckTie(_ a: UserID, _ b: UserID) {
+        let ab = self.lists(a, b), ba = self.lists(b, a)
+        self.mark(a, b, oneWay: ab && !ba)
+        self.mark(b, a, oneWay: ba && !ab)
+    }
+
+    private mutating func mark(_ a: UserID, _ b: UserID, oneWay: Bool) {
+        if oneWay {
+            self.oneWay[a, default: []].insert(b)
+        } else if self.oneWay[a]?.remove(b) != nil, self.oneWay[a]?.isEmpty == true {
+            self.oneWay[a] = nil
+        }
+    }
+
+    /// Friendships held one way only, as (person, friend) pairs: empty in a consistent directory.
+    public var oneWayFriendships: [(UserID, UserID)] {
+        self.oneWay.sorted { $0.key < $1.key }.flatMap { entry in entry.value.map { (entry.key, $0) } }
+    }
+
+    /// The person with `id` and their mutual, unblocked friends in the directory, in id order: a
+    /// snapshot for the nearby rules (copy-on-write, one reference count per friend).
+    public func friends(of id: UserID) -> MutualFriends? {
+        guard let person = self[id] else { return nil }
+        let oneWay = self.oneWay[id]
+        // First only read each friend's record: the reference counts taken below are atomic and
+        // would each wait for their record to arrive from memory; read first, the processor
+        // fetches many records at once (with a million people, most are not in any cache).
+        var sink = 0
+        for friend in person.friends {
+            let i = Int(friend.rawValue)
+            if i >= 0, i < self.slots.count, let state = self.slots[i] { sink &+= state.prefetch() }
+        }
+        var friends: [PersonState] = []
+        friends.reserveCapacity(person.friends.count + (sink == .min ? 1 : 0))
+        for friend in person.friends where !person.blocks.contains(friend) && !(oneWay?.contains(friend) ?? false) {
+            if let state = self[friend] { friends.append(state) }
+        }
+        return MutualFriends(viewer: person, mutual: friends)
+    }
+}
+
+/// A viewer and those of their friends whom the location rules may show at all: friends both
+/// ways, blocked neither way. Made by checking each candidate (``init(viewer:among:)``) or by a
+/// ``PersonDirectory``, which knows its one-way friendships.
+public struct MutualFriends: Sendable {
+    public let viewer: PersonState
+    public let people: [PersonState]
+
+    /// Keeps the candidates who are mutual, unblocked friends of `viewer`.
+    public init(viewer: PersonState, among candidates: [PersonState]) {
+        self.viewer = viewer
+        self.people = candidates.filter { $0.isMutualFriend(of: viewer) }
+    }
+
+    init(viewer: PersonState, mutual people: [PersonState]) {
+        self.viewer = viewer
+        self.people = people
     }
 }
