@@ -55,6 +55,13 @@ final class WaitBoards: TransactionObserver, Sendable {
         func generation(_ park: ParkID) -> Generation {
             Generation(all: self.generation, park: self.parkGenerations[park] ?? 0)
         }
+
+        /// Forgets the ended transaction's counts.
+        mutating func endTransaction() {
+            self.changedRows = 0
+            self.declaredRows = 0
+            self.declaredParks = []
+        }
     }
 
     private static let tables: Set<String> = ["wait_reports", "status_reports", "posted_waits", "rides", "parks"]
@@ -106,11 +113,7 @@ final class WaitBoards: TransactionObserver, Sendable {
 
     func databaseDidCommit(_ db: Database) {
         self.state.withLock { state in
-            defer {
-                state.changedRows = 0
-                state.declaredRows = 0
-                state.declaredParks = []
-            }
+            defer { state.endTransaction() }
             guard state.changedRows > 0 else { return }
             if state.declaredRows == state.changedRows {
                 for park in state.declaredParks { state.parkGenerations[park, default: 0] &+= 1 }
@@ -123,10 +126,6 @@ final class WaitBoards: TransactionObserver, Sendable {
     }
 
     func databaseDidRollback(_ db: Database) {
-        self.state.withLock { state in
-            state.changedRows = 0
-            state.declaredRows = 0
-            state.declaredParks = []
-        }
+        self.state.withLock { $0.endTransaction() }
     }
 }

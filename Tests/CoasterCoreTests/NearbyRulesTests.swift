@@ -87,6 +87,7 @@ struct NearbyRulesTests {
             for parks in [[], [a], [b], [a, b]] as [Set<ParkID>] {
                 #expect(person.openVisits.includesAny(of: parks) == !parks.isDisjoint(with: visits.keys))
             }
+            for park in [a, b] { #expect(person.openVisits.includes(park) == (visits[park] != nil)) }
         }
     }
 

@@ -103,7 +103,7 @@ extension Live {
         // Ask about the connected users, not the park's visitors: a park has thousands of visitors
         // at a million users, and building that set on every report made reports 3x slower.
         let connected = self.connections.withLock { Array($0.keys) }
-        let listeners = connected.filter { self.people.person($0)?.openVisits.includesAny(of: [row.ride.park]) == true }
+        let listeners = connected.filter { self.people.person($0)?.openVisits.includes(row.ride.park) == true }
         guard !listeners.isEmpty else { return }
         let message = LiveMessage.wait(ride: row.ride.id, name: row.ride.name, estimate: row.estimate).json
         for user in listeners { self.send(message, to: user) }

@@ -132,6 +132,15 @@ public enum OpenVisits: Hashable, Sendable, Sequence {
         }
     }
 
+    /// Whether `park` has an open visit, however old its evidence.
+    public func includes(_ park: ParkID) -> Bool {
+        switch self {
+        case .none: false
+        case .one(let visited, _): visited == park
+        case .many(let visits): visits[park] != nil
+        }
+    }
+
     /// Whether any of `parks` has an open visit, however old its evidence.
     public func includesAny(of parks: Set<ParkID>) -> Bool {
         switch self {

@@ -48,12 +48,9 @@ public struct PersonDirectory: Sendable {
         return sum
     }
 
-    /// A well-mixed, nonzero 64-bit hash of an ordered pair (SplitMix64's finaliser).
+    /// A well-mixed, nonzero 64-bit hash of an ordered pair.
     static func tieHash(_ a: UserID, _ b: UserID) -> UInt64 {
-        var x = UInt64(bitPattern: a.rawValue) &* 0x9E37_79B9_7F4A_7C15 ^ UInt64(bitPattern: b.rawValue)
-        x = (x ^ (x >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        x = (x ^ (x >> 27)) &* 0x94D0_49BB_1331_11EB
-        return (x ^ (x >> 31)) | 1
+        SeededGenerator.mix(UInt64(bitPattern: a.rawValue) &* 0x9E37_79B9_7F4A_7C15 ^ UInt64(bitPattern: b.rawValue)) | 1
     }
 
     private mutating func findOneWay(_ person: PersonState) {
