@@ -90,12 +90,19 @@ public struct PersonState: Hashable, Sendable {
 
     /// The first (by id) of ``visiting(at:timeout:)``, without building the set.
     public func firstVisited(at now: Date, timeout: TimeInterval) -> ParkID? {
-        var first: ParkID?
-        for (park, evidence) in self.box.fields.visits where now.timeIntervalSince(evidence) <= timeout {
-            if let f = first, f <= park { continue }
-            first = park
+        switch self.box.fields.visits {
+        case .none:
+            return nil
+        case .one(let park, let evidence):
+            return now.timeIntervalSince(evidence) <= timeout ? park : nil
+        case .many(let visits):
+            var first: ParkID?
+            for (park, evidence) in visits where now.timeIntervalSince(evidence) <= timeout {
+                if let f = first, f <= park { continue }
+                first = park
+            }
+            return first
         }
-        return first
     }
 }
 
@@ -235,34 +242,41 @@ public struct NearbyRules: Sendable {
         // A conservative box around the viewer: anything outside it is farther than the radius,
         // even snapped, so the exact (and costlier) geodesic distance is skipped for it.
         let reach = Geodesy.boundingBox(center: mine.position, radius: radius + ApproximateGrid.cellRadius * 1.5)
+        let distances = Geodesy.LocalDistances(from: mine.position)
         var out: [NearbyPerson] = []
-        for friend in friends.people {
-            let id = friend.id
-            guard let fix = friend.latest else { continue }
-            if !reach.contains(fix.position), !friend.openVisits.includesAny(of: myParks) { continue }
-            // The set of visited parks is built only for park-only sharing, which lists them.
-            guard let shared = self.privacy.view(fix, sharing: friend.sharing, visiting: friend.visiting(at: now, timeout: self.visitTimeout),
-                                                 viewer: viewer.id, relationship: .friends, now: now)
-            else { continue }
-            let age = (now.timeIntervalSince(fix.recordedAt) / 60).rounded(.down) * 60
-            switch shared {
-            case .exact(let c, _):
-                let d = Self.distance(mine.position, c, radius: radius)
-                guard d <= radius else { continue }
-                out.append(NearbyPerson(id: id, username: friend.username, displayName: friend.displayName,
-                                        distance: DistanceBuckets.bucket(d), age: age, precision: .exact,
-                                        park: friend.firstVisited(at: now, timeout: self.visitTimeout),
-                                        zone: Self.mostSpecific(friend.zones, index: index)))
-            case .approximate(let c, _):
-                let d = Self.distance(mine.position, c, radius: radius)
-                guard d <= radius else { continue }
-                out.append(NearbyPerson(id: id, username: friend.username, displayName: friend.displayName,
-                                        distance: DistanceBuckets.bucket(d), age: age, precision: .approximate,
-                                        park: friend.firstVisited(at: now, timeout: self.visitTimeout), zone: nil))
-            case .parkOnly(let parks):
-                guard let shared = parks.intersection(myParks).sorted().first else { continue }
-                out.append(NearbyPerson(id: id, username: friend.username, displayName: friend.displayName,
-                                        distance: nil, age: age, precision: .parkOnly, park: shared, zone: nil))
+        out.reserveCapacity(friends.people.count)
+        // Each friend is read in place: iterating the array would copy each record (an atomic
+        // reference count up and down per friend).
+        friends.people.withUnsafeBufferPointer { people in
+            for i in people.indices {
+                let friend = people[i]
+                let id = friend.id
+                guard let fix = friend.latest else { continue }
+                if !reach.contains(fix.position), !friend.openVisits.includesAny(of: myParks) { continue }
+                // The set of visited parks is built only for park-only sharing, which lists them.
+                guard let shared = self.privacy.view(fix, sharing: friend.sharing, visiting: friend.visiting(at: now, timeout: self.visitTimeout),
+                                                     viewer: viewer.id, relationship: .friends, now: now)
+                else { continue }
+                let age = (now.timeIntervalSince(fix.recordedAt) / 60).rounded(.down) * 60
+                switch shared {
+                case .exact(let c, _):
+                    let d = Self.distance(from: distances, to: c, radius: radius)
+                    guard d <= radius else { continue }
+                    out.append(NearbyPerson(id: id, username: friend.username, displayName: friend.displayName,
+                                            distance: DistanceBuckets.bucket(d), age: age, precision: .exact,
+                                            park: friend.firstVisited(at: now, timeout: self.visitTimeout),
+                                            zone: Self.mostSpecific(friend.zones, index: index)))
+                case .approximate(let c, _):
+                    let d = Self.distance(from: distances, to: c, radius: radius)
+                    guard d <= radius else { continue }
+                    out.append(NearbyPerson(id: id, username: friend.username, displayName: friend.displayName,
+                                            distance: DistanceBuckets.bucket(d), age: age, precision: .approximate,
+                                            park: friend.firstVisited(at: now, timeout: self.visitTimeout), zone: nil))
+                case .parkOnly(let parks):
+                    guard let shared = parks.intersection(myParks).sorted().first else { continue }
+                    out.append(NearbyPerson(id: id, username: friend.username, displayName: friend.displayName,
+                                            distance: nil, age: age, precision: .parkOnly, park: shared, zone: nil))
+                }
             }
         }
         return .success(Self.ordered(out))
@@ -297,25 +311,31 @@ public struct NearbyRules: Sendable {
     public func friendsInPark(_ friends: MutualFriends, park: ParkID, now: Date, index: FenceIndex) -> [NearbyPerson] {
         let viewer = friends.viewer
         var out: [NearbyPerson] = []
-        for friend in friends.people {
-            let id = friend.id
-            guard let fix = friend.latest else { continue }
-            let visiting = friend.visiting(at: now, timeout: self.visitTimeout)
-            guard visiting.contains(park),
-                  let shared = self.privacy.view(fix, sharing: friend.sharing, visiting: visiting, viewer: viewer.id,
-                                                 relationship: .friends, now: now)
-            else { continue }
-            let precision: Precision
-            switch shared {
-            case .exact: precision = .exact
-            case .approximate: precision = .approximate
-            case .parkOnly: precision = .parkOnly
+        out.reserveCapacity(friends.people.count)
+        // Each friend is read in place: iterating the array would copy each record (an atomic
+        // reference count up and down per friend).
+        friends.people.withUnsafeBufferPointer { people in
+            for i in people.indices {
+                let friend = people[i]
+                let id = friend.id
+                guard let fix = friend.latest else { continue }
+                let visiting = friend.visiting(at: now, timeout: self.visitTimeout)
+                guard visiting.contains(park),
+                      let shared = self.privacy.view(fix, sharing: friend.sharing, visiting: visiting, viewer: viewer.id,
+                                                     relationship: .friends, now: now)
+                else { continue }
+                let precision: Precision
+                switch shared {
+                case .exact: precision = .exact
+                case .approximate: precision = .approximate
+                case .parkOnly: precision = .parkOnly
+                }
+                let zones = friend.zones.filter { index.zone($0)?.park == park }
+                out.append(NearbyPerson(
+                    id: id, username: friend.username, displayName: friend.displayName, distance: nil,
+                    age: (now.timeIntervalSince(fix.recordedAt) / 60).rounded(.down) * 60, precision: precision, park: park,
+                    zone: precision == .exact ? Self.mostSpecific(zones, index: index) : nil))
             }
-            let zones = friend.zones.filter { index.zone($0)?.park == park }
-            out.append(NearbyPerson(
-                id: id, username: friend.username, displayName: friend.displayName, distance: nil,
-                age: (now.timeIntervalSince(fix.recordedAt) / 60).rounded(.down) * 60, precision: precision, park: park,
-                zone: precision == .exact ? Self.mostSpecific(zones, index: index) : nil))
         }
         return out.sorted { $0.username < $1.username }
     }
@@ -324,12 +344,17 @@ public struct NearbyRules: Sendable {
     /// when no value within its tolerance would fall in another bucket or on the other side of the
     /// radius, else the geodesic. Answers are the same as with the geodesic everywhere.
     static func distance(_ a: Coordinate, _ b: Coordinate, radius: Double) -> Double {
-        if let d = Geodesy.localDistance(a, b) {
+        Self.distance(from: Geodesy.LocalDistances(from: a), to: b, radius: radius)
+    }
+
+    /// ``distance(_:_:radius:)`` from the centre of `distances`, made once per query.
+    static func distance(from distances: Geodesy.LocalDistances, to b: Coordinate, radius: Double) -> Double {
+        if let d = distances.to(b) {
             let tolerance = Geodesy.localDistanceTolerance(d)
             let low = max(0, d - tolerance), high = d + tolerance
             if DistanceBuckets.bucket(low) == DistanceBuckets.bucket(high), (low <= radius) == (high <= radius) { return d }
         }
-        return Geodesy.distance(a, b)
+        return Geodesy.distance(distances.center, b)
     }
 
     static func mostSpecific(_ zones: Set<ZoneID>, index: FenceIndex) -> ZoneID? {
@@ -353,12 +378,15 @@ public struct NearbyRules: Sendable {
     /// Nearest first, then by username: sorts positions, then moves each answer once.
     static func ordered(_ people: [NearbyPerson]) -> [NearbyPerson] {
         guard people.count > 1 else { return people }
-        let order = people.indices.sorted { Self.order(people[$0], people[$1]) }
+        // Sorted by index over the distances alone, usernames read only to break ties: comparing
+        // whole answers would copy two of them per comparison.
+        let distances = people.map { $0.distance ?? .infinity }
+        var order = Array(people.indices)
+        distances.withUnsafeBufferPointer { d in
+            people.withUnsafeBufferPointer { p in
+                order.sort { a, b in d[a] != d[b] ? d[a] < d[b] : p[a].username < p[b].username }
+            }
+        }
         return order.map { people[$0] }
-    }
-
-    static func order(_ a: NearbyPerson, _ b: NearbyPerson) -> Bool {
-        let da = a.distance ?? .infinity, db = b.distance ?? .infinity
-        return da != db ? da < db : a.username < b.username
     }
 }
