@@ -90,9 +90,37 @@ struct JSONWriterTests {
             NearbyPerson(id: UserID(3), username: "cy", displayName: "", distance: nil, age: 7_200, precision: .parkOnly, park: park, zone: nil),
             NearbyPerson(id: UserID(4), username: "di", displayName: "Di", distance: 2_500, age: 120, precision: .exact, park: nil, zone: nil),
             NearbyPerson(id: UserID(5), username: "ed", displayName: "Ed\\", distance: 20, age: 0, precision: .exact, park: park, zone: ride),
+            // A park the index does not know, between two that it does: no park, and the next one's name again.
+            NearbyPerson(id: UserID(6), username: "fy", displayName: "Fy", distance: 30, age: 0, precision: .exact, park: ParkID(rawValue: "gone"), zone: nil),
+            NearbyPerson(id: UserID(7), username: "gu", displayName: "Gu", distance: 40, age: 0, precision: .exact, park: park, zone: nil),
         ]
         try self.agree(NearbyResponse(radius: 500, people: people, index: index))
         try self.agree(NearbyResponse(radius: nil, people: people, index: index))
         try self.agree(NearbyResponse(radius: 12.5, people: [], index: index))
+    }
+
+    /// Integers are written digit by digit, integral doubles as integers: both as the encoder does,
+    /// at the extremes too.
+    @Test func numbersAgree() throws {
+        struct Numbers: Encodable, JSONWritable {
+            var integers: [Int64]
+            var doubles: [Double]
+            func write(to json: inout JSONWriter) {
+                json.beginObject()
+                json.key("doubles"); json.beginArray()
+                for d in self.doubles { json.number(d) }
+                json.endArray()
+                json.key("integers"); json.beginArray()
+                for i in self.integers { json.number(i) }
+                json.endArray()
+                json.endObject()
+            }
+        }
+        var g = SeededGenerator(seed: 7)
+        let integers: [Int64] = [0, 1, -1, 9, 10, -10, 99, 100, 1_000_000_007, .max, .min, .max - 1, .min + 1]
+            + (0..<200).map { _ in Int64.random(in: .min ... .max, using: &g) >> Int64.random(in: 0...63, using: &g) }
+        let doubles: [Double] = [0, -0.0, 1, -1, 10, 500, 2_500, 0.5, 12.5, -3.25, 9_007_199_254_740_991, 9_007_199_254_740_992, -9_007_199_254_740_992, 9_007_199_254_740_994, 1e17, 1e300, 5e-324]
+            + (0..<200).map { _ in (Double.random(in: -1e6...1e6, using: &g) * 4).rounded() / 4 }
+        try self.agree(Numbers(integers: integers, doubles: doubles))
     }
 }

@@ -32,10 +32,7 @@ struct JSONWriter: ~Copyable {
     /// An object member's key; the next call writes its value.
     mutating func key(_ name: StaticString) {
         self.separate()
-        self.out.append(UInt8(ascii: "\""))
-        name.withUTF8Buffer { self.out.append(contentsOf: $0) }
-        self.out.append(UInt8(ascii: "\""))
-        self.out.append(UInt8(ascii: ":"))
+        name.withUTF8Buffer { self.out.append(quoted: $0, then: UInt8(ascii: ":")) }
         self.afterKey = true
     }
 
@@ -102,8 +99,8 @@ struct JSONWriter: ~Copyable {
         self.separate()
         if value == 0 {
             self.raw(value.sign == .minus ? "-0" : "0")
-        } else if value.rounded() == value, abs(value) < 9_007_199_254_740_992 {
-            self.out.append(String(Int64(value)))
+        } else if value.rounded() == value, abs(value) <= 9_007_199_254_740_992 {
+            self.out.append(decimal: Int64(value))
         } else {
             self.out.append(value.description)
         }
@@ -111,7 +108,7 @@ struct JSONWriter: ~Copyable {
 
     mutating func number(_ value: Int64) {
         self.separate()
-        self.out.append(String(value))
+        self.out.append(decimal: value)
     }
 
     /// A time as the shared encoder's `.iso8601` strategy writes it: UTC, whole seconds rounded
@@ -225,10 +222,44 @@ private struct Bytes: ~Copyable {
         self.capacity = capacity
     }
 
-    mutating func append(_ byte: UInt8) {
+    @inline(__always) mutating func append(_ byte: UInt8) {
         self.reserve(1)
         self.start[self.count] = byte
         self.count += 1
+    }
+
+    /// `"text"` and then `suffix`, with one check of the capacity.
+    @inline(__always) mutating func append(quoted text: UnsafeBufferPointer<UInt8>, then suffix: UInt8) {
+        self.reserve(text.count + 3)
+        let at = self.start + self.count
+        at[0] = UInt8(ascii: "\"")
+        if let base = text.baseAddress { (at + 1).initialize(from: base, count: text.count) }
+        at[text.count + 1] = UInt8(ascii: "\"")
+        at[text.count + 2] = suffix
+        self.count += text.count + 3
+    }
+
+    /// An integer in decimal, written in place (no `String` made for it).
+    mutating func append(decimal value: Int64) {
+        // 19 digits and a sign at most.
+        self.reserve(20)
+        var magnitude = value.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        let count = withUnsafeMutableBytes(of: &digits) { scratch in
+            var i = scratch.count
+            repeat {
+                i -= 1
+                scratch[i] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            if value < 0 {
+                i -= 1
+                scratch[i] = UInt8(ascii: "-")
+            }
+            (self.start + self.count).initialize(from: scratch.baseAddress!.assumingMemoryBound(to: UInt8.self) + i, count: scratch.count - i)
+            return scratch.count - i
+        }
+        self.count += count
     }
 
     mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {

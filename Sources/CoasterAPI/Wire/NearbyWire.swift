@@ -60,8 +60,16 @@ struct NearbyResponse: Encodable, JSONWritable, Sendable {
     func write(to json: inout JSONWriter) {
         json.beginObject()
         json.key("people"); json.beginArray()
+        // Friends nearby are mostly in one park: its name is looked up once, not per friend.
+        var lastPark: (id: ParkID, name: String)?
         for p in self.found {
-            let park = p.park.flatMap { id in self.index.park(id).map { (id: id, name: $0.name) } }
+            let park: (id: ParkID, name: String)?
+            if let id = p.park, let last = lastPark, last.id == id {
+                park = last
+            } else {
+                park = p.park.flatMap { id in self.index.park(id).map { (id: id, name: $0.name) } }
+                lastPark = park ?? lastPark
+            }
             let zone = p.zone.flatMap { id in self.index.zone(id).map { (id: id, name: $0.name, kind: $0.kind) } }
             json.beginObject()
             json.key("age"); json.number(Int64(p.age))
