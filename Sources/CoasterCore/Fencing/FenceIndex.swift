@@ -191,21 +191,73 @@ public final class FenceIndex: Sendable {
             : BoundingBox(minLon: position.lon, minLat: position.lat, maxLon: position.lon, maxLat: position.lat)
         // A circle that crosses ±180° cannot be tested as one polygon; it can only touch.
         let crossesAntimeridian = query.minLon < -180 || query.maxLon > 180
-        if self.useGrids, !crossesAntimeridian, let hits = self.locateOnGrids(position, radius: radius, box: query) {
-            return hits
+        let useGrids = self.useGrids && !crossesAntimeridian
+        // A grid's answer, or `nil` when it cannot decide (the position is in or near an edge cell).
+        // A circle is judged by `query`, which holds the circumscribed polygon the exact test uses
+        // (``Geodesy/boundingBox(center:radius:)``), so a grid never claims more than that test would.
+        func judge(_ area: Int, of grids: [AreaGrid]) -> Containment? {
+            // No grids at all when the index was built without them.
+            guard useGrids else { return nil }
+            if radius > 0 { return grids[area].classify(query) }
+            return grids[area].contains(position).map { $0 ? .inside : .outside }
         }
-        let parkCandidates = self.parkTree.search(query)
-        guard !parkCandidates.isEmpty else { return [] }
-        let zoneCandidates = self.zoneTree.search(query)
-        let ring = radius > 0 ? Geodesy.circumscribedCircle(center: position, radius: radius) : []
+        // Each candidate is decided by its grid where it can be, and only the rest by exact geometry:
+        // a position beside one ride's edge does not send the park and every other ride to GEOS.
+        var parks: [Verdict] = []
+        self.parkTree.search(query) { p in
+            let c = judge(p, of: self.parkGrids)
+            if c != .outside { parks.append(Verdict(area: p, containment: c)) }
+        }
+        guard !parks.isEmpty else { return [] }
+        var zones: [Verdict] = []
+        self.zoneTree.search(query) { z in
+            let park = self.zoneEntries[z].park
+            guard parks.contains(where: { $0.area == park }) else { return }
+            let c = judge(z, of: self.zoneGrids)
+            if c != .outside { zones.append(Verdict(area: z, containment: c)) }
+        }
+        if parks.contains(where: { $0.containment == nil }) || zones.contains(where: { $0.containment == nil }) {
+            guard self.decideExactly(parks: &parks, zones: &zones, position: position, radius: radius,
+                                     crossesAntimeridian: crossesAntimeridian)
+            else { return [] }
+        }
+        var hits: [ParkHit] = []
+        var parkOfHit: [Int] = []
+        for verdict in parks {
+            guard let c = verdict.containment, c != .outside else { continue }
+            let entry = self.parkEntries[verdict.area]
+            hits.append(ParkHit(id: entry.id, name: entry.name, containment: c, zones: []))
+            parkOfHit.append(verdict.area)
+        }
+        for verdict in zones {
+            guard let c = verdict.containment, c != .outside else { continue }
+            let entry = self.zoneEntries[verdict.area]
+            guard let h = parkOfHit.firstIndex(of: entry.park) else { continue }
+            hits[h].zones.append(ZoneHit(id: entry.id, kind: entry.kind, name: entry.name, ride: entry.ride, containment: c))
+        }
+        if hits.count > 1 { hits.sort(by: Self.order) }
+        for i in hits.indices where hits[i].zones.count > 1 { hits[i].zones.sort(by: Self.order) }
+        return hits
+    }
 
+    /// A candidate park or zone (its index) and what is known of it so far: `nil` until decided.
+    private struct Verdict {
+        var area: Int
+        var containment: Containment?
+    }
+
+    /// Decides the undecided verdicts with exact geometry: parks first, then the zones of parks that
+    /// are not outside. `false` if GEOS raised on geometry it accepted at import (then the lookup
+    /// answers no match rather than fail a request).
+    private func decideExactly(parks: inout [Verdict], zones: inout [Verdict], position: Coordinate, radius: Double,
+                               crossesAntimeridian: Bool) -> Bool {
+        let ring = radius > 0 ? Geodesy.circumscribedCircle(center: position, radius: radius) : []
         // Degrees to metres, conservatively: a planar distance d in degrees is at least d / max(dLat, dLon) metres.
         let (dLat, dLon) = Geodesy.degreesPerMetre(at: position.lat)
         let degreesPerMetre = max(dLat, dLon)
         // The circle is tested as a circumscribed 32-gon; past this reach (metres) it cannot touch a boundary.
         let reach = radius / cos(Double.pi / 32) * 1.02
-
-        return self.withReplica { replica -> [ParkHit] in
+        return self.withReplica { replica -> Bool in
             do {
                 let point = try replica.context.point(position)
                 var circle: GEOSGeometry?
@@ -223,72 +275,19 @@ public final class FenceIndex: Sendable {
                     }
                     return try !crossesAntimeridian && prepared.covers(probe) ? .inside : .uncertain
                 }
-                var hits: [Int: ParkHit] = [:]
-                for p in parkCandidates {
-                    let c = try test(replica.parks[p], replica.parkEdges[p])
-                    guard c != .outside else { continue }
-                    let entry = self.parkEntries[p]
-                    hits[p] = ParkHit(id: entry.id, name: entry.name, containment: c, zones: [])
+                for i in parks.indices where parks[i].containment == nil {
+                    parks[i].containment = try test(replica.parks[parks[i].area], replica.parkEdges[parks[i].area])
                 }
-                for z in zoneCandidates {
-                    let entry = self.zoneEntries[z]
-                    guard hits[entry.park] != nil else { continue }
-                    let c = try test(replica.zones[z], replica.zoneEdges[z])
-                    guard c != .outside else { continue }
-                    hits[entry.park]!.zones.append(
-                        ZoneHit(id: entry.id, kind: entry.kind, name: entry.name, ride: entry.ride, containment: c))
+                for i in zones.indices where zones[i].containment == nil {
+                    let park = self.zoneEntries[zones[i].area].park
+                    guard parks.contains(where: { $0.area == park && $0.containment != .outside }) else { continue }
+                    zones[i].containment = try test(replica.zones[zones[i].area], replica.zoneEdges[zones[i].area])
                 }
-                return hits.values.map { hit in
-                    var hit = hit
-                    hit.zones.sort(by: Self.order)
-                    return hit
-                }.sorted(by: Self.order)
+                return true
             } catch {
-                // GEOS raised on geometry it accepted at import: treat as no match rather than fail a request.
-                return []
+                return false
             }
         }
-    }
-
-    /// The grids' answer, or `nil` when a candidate area's grid cannot decide (the position is in
-    /// or near an edge cell): then exact geometry must. A circle is judged by `box`, the lookup's
-    /// query box, which holds the circumscribed polygon the exact test uses
-    /// (``Geodesy/boundingBox(center:radius:)``), so the grids never claim more than it would.
-    private func locateOnGrids(_ position: Coordinate, radius: Double, box: BoundingBox) -> [ParkHit]? {
-        func judge(_ grid: AreaGrid) -> Containment? {
-            if radius > 0 { return grid.classify(box) }
-            return grid.contains(position).map { $0 ? .inside : .outside }
-        }
-        var hits: [ParkHit] = []
-        var parkOfHit: [Int] = []
-        var undecided = false
-        self.parkTree.search(box) { p in
-            guard !undecided else { return }
-            switch judge(self.parkGrids[p]) {
-            case nil: undecided = true
-            case .outside?: break
-            case let c?:
-                let entry = self.parkEntries[p]
-                hits.append(ParkHit(id: entry.id, name: entry.name, containment: c, zones: []))
-                parkOfHit.append(p)
-            }
-        }
-        guard !undecided else { return nil }
-        guard !hits.isEmpty else { return [] }
-        self.zoneTree.search(box) { z in
-            guard !undecided else { return }
-            let entry = self.zoneEntries[z]
-            guard let h = parkOfHit.firstIndex(of: entry.park) else { return }
-            switch judge(self.zoneGrids[z]) {
-            case nil: undecided = true
-            case .outside?: break
-            case let c?: hits[h].zones.append(ZoneHit(id: entry.id, kind: entry.kind, name: entry.name, ride: entry.ride, containment: c))
-            }
-        }
-        guard !undecided else { return nil }
-        if hits.count > 1 { hits.sort(by: Self.order) }
-        for i in hits.indices where hits[i].zones.count > 1 { hits[i].zones.sort(by: Self.order) }
-        return hits
     }
 
     private static func order(_ a: ParkHit, _ b: ParkHit) -> Bool {
