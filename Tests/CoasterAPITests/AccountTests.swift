@@ -99,6 +99,16 @@ struct AccountTests {
         }
     }
 
+    /// The store keeps each token's SHA-256 (FIPS 180-2's test vectors), which the cache's
+    /// fixed-size key must give back byte for byte (bulk-loaded sessions depend on it).
+    @Test func tokensAreStoredAsTheirSHA256() {
+        func hex(_ data: Data) -> String { data.map { String(format: "%02x", $0) }.joined() }
+        #expect(hex(Sessions.hash("abc")) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(hex(Sessions.hash("")) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(hex(Sessions.hash("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"))
+            == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+    }
+
     @Test func garbageTokensAre401() async throws {
         try await TestService.withApp { client in
             for header in ["Bearer nope", "Bearer " + String(repeating: "x", count: 500), "Basic Zm9vOmJhcg==", "Bearer"] {

@@ -40,7 +40,9 @@ public final class Sessions: Sendable {
     let store: Store
     let policy: AccountPolicy
     let now: @Sendable () -> Date
-    private let cache = Mutex<[Data: Entry]>([:])
+    /// Cached sessions by token digest: a fixed-size key, so that a request's check neither
+    /// allocates nor hashes a `Data`.
+    private let cache = Mutex<[Digest: Entry]>([:])
     private let throttle: Mutex<(users: FailureThrottle, addresses: FailureThrottle)>
     private static let maximumCached = 200_000
     /// A real bcrypt hash to check against when the user does not exist, so that an unknown user and
@@ -82,12 +84,13 @@ public final class Sessions: Sendable {
             return .invalidCredentials
         case .valid(let credentials):
             let token = Self.newToken()
-            let hash = Self.hash(token)
+            let digest = Digest(token)
+            let hash = digest.data
             let expiresAt = self.now().addingTimeInterval(self.policy.sessionLifetime)
             try await self.store.createSession(user: credentials.id, tokenHash: hash, expiresAt: expiresAt)
             guard let user = try await self.store.useSession(tokenHash: hash) else { return .invalidCredentials }
             let identity = Identity(id: user.id, username: user.username, role: user.role, tokenHash: hash)
-            self.remember(Entry(identity: identity, expiresAt: expiresAt, checkedAt: self.now()), hash)
+            self.remember(Entry(identity: identity, expiresAt: expiresAt, checkedAt: self.now()), digest)
             return .success(token: token, identity: identity, expiresAt: expiresAt)
         }
     }
@@ -139,24 +142,25 @@ public final class Sessions: Sendable {
     /// The identity behind a bearer token, or `nil` if it is unknown, expired or revoked.
     public func authenticate(token: String) async throws -> Identity? {
         guard token.utf8.count <= 128 else { return nil }
-        let hash = Self.hash(token)
+        let digest = Digest(token)
         let now = self.now()
-        if let entry = self.cache.withLock({ $0[hash] }), entry.expiresAt > now,
+        if let entry = self.cache.withLock({ $0[digest] }), entry.expiresAt > now,
            now.timeIntervalSince(entry.checkedAt) < self.policy.sessionRecheck {
             return entry.identity
         }
+        let hash = digest.data
         guard let user = try await self.store.useSession(tokenHash: hash) else {
-            _ = self.cache.withLock { $0.removeValue(forKey: hash) }
+            _ = self.cache.withLock { $0.removeValue(forKey: digest) }
             return nil
         }
         let identity = Identity(id: user.id, username: user.username, role: user.role, tokenHash: hash)
-        self.remember(Entry(identity: identity, expiresAt: user.expiresAt, checkedAt: now), hash)
+        self.remember(Entry(identity: identity, expiresAt: user.expiresAt, checkedAt: now), digest)
         return identity
     }
 
     /// Revokes the session of this token hash, at once and for good.
     public func logout(tokenHash: Data) async throws {
-        _ = self.cache.withLock { $0.removeValue(forKey: tokenHash) }
+        if let digest = Digest(tokenHash) { _ = self.cache.withLock { $0.removeValue(forKey: digest) } }
         try await self.store.revokeSession(tokenHash: tokenHash)
     }
 
@@ -165,14 +169,14 @@ public final class Sessions: Sendable {
         self.cache.withLock { cache in cache = cache.filter { $0.value.identity.id != user } }
     }
 
-    private func remember(_ entry: Entry, _ hash: Data) {
+    private func remember(_ entry: Entry, _ digest: Digest) {
         self.cache.withLock { cache in
             if cache.count >= Self.maximumCached {
                 let now = self.now()
                 cache = cache.filter { now.timeIntervalSince($0.value.checkedAt) < self.policy.sessionRecheck }
                 if cache.count >= Self.maximumCached { cache.removeAll(keepingCapacity: true) }
             }
-            cache[hash] = entry
+            cache[digest] = entry
         }
     }
 
@@ -186,6 +190,37 @@ public final class Sessions: Sendable {
     }
 
     public static func hash(_ token: String) -> Data {
-        Data(SHA256.hash(data: Data(token.utf8)))
+        Digest(token).data
+    }
+
+    /// A token's SHA-256 as four words.
+    private struct Digest: Hashable, Sendable {
+        var words: (UInt64, UInt64, UInt64, UInt64)
+
+        init(_ token: String) {
+            var token = token
+            let sha = token.withUTF8 { SHA256.hash(data: UnsafeRawBufferPointer($0)) }
+            self.words = sha.withUnsafeBytes { ($0.loadUnaligned(fromByteOffset: 0, as: UInt64.self), $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+                                                $0.loadUnaligned(fromByteOffset: 16, as: UInt64.self), $0.loadUnaligned(fromByteOffset: 24, as: UInt64.self)) }
+        }
+
+        /// The digest of a stored hash, or `nil` if it is not 32 bytes.
+        init?(_ hash: Data) {
+            guard hash.count == 32 else { return nil }
+            self.words = hash.withUnsafeBytes { ($0.loadUnaligned(fromByteOffset: 0, as: UInt64.self), $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+                                                 $0.loadUnaligned(fromByteOffset: 16, as: UInt64.self), $0.loadUnaligned(fromByteOffset: 24, as: UInt64.self)) }
+        }
+
+        /// The 32 bytes, as the store keeps them.
+        var data: Data { withUnsafeBytes(of: self.words) { Data($0) } }
+
+        static func == (a: Digest, b: Digest) -> Bool { a.words == b.words }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(self.words.0)
+            hasher.combine(self.words.1)
+            hasher.combine(self.words.2)
+            hasher.combine(self.words.3)
+        }
     }
 }
