@@ -127,10 +127,20 @@ public struct PersonDirectory: Sendable {
         // First only read each friend's record: the reference counts taken below are atomic and
         // would each wait for their record to arrive from memory; read first, the processor
         // fetches many records at once (with a million people, most are not in any cache).
+        // Two passes, each of loads that do not wait on one another: the friends' slots, then
+        // their records (a slot holds the record's address).
         var sink = 0
-        for friend in person.friends {
-            let i = Int(friend.rawValue)
-            if i >= 0, i < self.slots.count, let state = self.slots[i] { sink &+= state.prefetch() }
+        withUnsafeTemporaryAllocation(of: UnsafeRawPointer?.self, capacity: person.friends.count) { records in
+            var n = 0
+            self.slots.withUnsafeBufferPointer { slots in
+                for friend in person.friends {
+                    let i = Int(friend.rawValue)
+                    guard i >= 0, i < slots.count else { continue }
+                    records[n] = slots[i]?.address
+                    n += 1
+                }
+            }
+            for k in 0..<n { if let record = records[k] { sink &+= PersonState.prefetch(at: record) } }
         }
         var friends: [PersonState] = []
         friends.reserveCapacity(person.friends.count + (sink == .min ? 1 : 0))
