@@ -256,38 +256,33 @@ public struct NearbyRules: Sendable {
         let distances = Geodesy.LocalDistances(from: mine.position)
         var out: [NearbyPerson] = []
         out.reserveCapacity(friends.people.count)
-        // Each friend is read in place: iterating the array would copy each record (an atomic
-        // reference count up and down per friend).
-        friends.people.withUnsafeBufferPointer { people in
-            for i in people.indices {
-                let friend = people[i]
-                let id = friend.id
-                guard let fix = friend.latest else { continue }
-                if !reach.contains(fix.position), !friend.openVisits.includesAny(of: myParks) { continue }
-                // The set of visited parks is built only for park-only sharing, which lists them.
-                guard let shared = self.privacy.view(fix, sharing: friend.sharing, visiting: friend.visiting(at: now, timeout: self.visitTimeout),
-                                                     viewer: viewer.id, relationship: .friends, now: now)
-                else { continue }
-                let age = (now.timeIntervalSince(fix.recordedAt) / 60).rounded(.down) * 60
-                switch shared {
-                case .exact(let c, _):
-                    let d = Self.distance(from: distances, to: c, radius: radius)
-                    guard d <= radius else { continue }
-                    out.append(NearbyPerson(id: id, username: friend.username, displayName: friend.displayName,
-                                            distance: DistanceBuckets.bucket(d), age: age, precision: .exact,
-                                            park: friend.firstVisited(at: now, timeout: self.visitTimeout),
-                                            zone: Self.mostSpecific(friend.zones, index: index)))
-                case .approximate(let c, _):
-                    let d = Self.distance(from: distances, to: c, radius: radius)
-                    guard d <= radius else { continue }
-                    out.append(NearbyPerson(id: id, username: friend.username, displayName: friend.displayName,
-                                            distance: DistanceBuckets.bucket(d), age: age, precision: .approximate,
-                                            park: friend.firstVisited(at: now, timeout: self.visitTimeout), zone: nil))
-                case .parkOnly(let parks):
-                    guard let shared = parks.intersection(myParks).sorted().first else { continue }
-                    out.append(NearbyPerson(id: id, username: friend.username, displayName: friend.displayName,
-                                            distance: nil, age: age, precision: .parkOnly, park: shared, zone: nil))
-                }
+        friends.forEachFriend { friend in
+            let id = friend.id
+            guard let fix = friend.latest else { return }
+            if !reach.contains(fix.position), !friend.openVisits.includesAny(of: myParks) { return }
+            // The set of visited parks is built only for park-only sharing, which lists them.
+            guard let shared = self.privacy.view(fix, sharing: friend.sharing, visiting: friend.visiting(at: now, timeout: self.visitTimeout),
+                                                 viewer: viewer.id, relationship: .friends, now: now)
+            else { return }
+            let age = (now.timeIntervalSince(fix.recordedAt) / 60).rounded(.down) * 60
+            switch shared {
+            case .exact(let c, _):
+                let d = Self.distance(from: distances, to: c, radius: radius)
+                guard d <= radius else { return }
+                out.append(NearbyPerson(id: id, username: friend.username, displayName: friend.displayName,
+                                        distance: DistanceBuckets.bucket(d), age: age, precision: .exact,
+                                        park: friend.firstVisited(at: now, timeout: self.visitTimeout),
+                                        zone: Self.mostSpecific(friend.zones, index: index)))
+            case .approximate(let c, _):
+                let d = Self.distance(from: distances, to: c, radius: radius)
+                guard d <= radius else { return }
+                out.append(NearbyPerson(id: id, username: friend.username, displayName: friend.displayName,
+                                        distance: DistanceBuckets.bucket(d), age: age, precision: .approximate,
+                                        park: friend.firstVisited(at: now, timeout: self.visitTimeout), zone: nil))
+            case .parkOnly(let parks):
+                guard let shared = parks.intersection(myParks).sorted().first else { return }
+                out.append(NearbyPerson(id: id, username: friend.username, displayName: friend.displayName,
+                                        distance: nil, age: age, precision: .parkOnly, park: shared, zone: nil))
             }
         }
         return .success(Self.ordered(out))
@@ -323,30 +318,25 @@ public struct NearbyRules: Sendable {
         let viewer = friends.viewer
         var out: [NearbyPerson] = []
         out.reserveCapacity(friends.people.count)
-        // Each friend is read in place: iterating the array would copy each record (an atomic
-        // reference count up and down per friend).
-        friends.people.withUnsafeBufferPointer { people in
-            for i in people.indices {
-                let friend = people[i]
-                let id = friend.id
-                guard let fix = friend.latest else { continue }
-                let visiting = friend.visiting(at: now, timeout: self.visitTimeout)
-                guard visiting.contains(park),
-                      let shared = self.privacy.view(fix, sharing: friend.sharing, visiting: visiting, viewer: viewer.id,
-                                                     relationship: .friends, now: now)
-                else { continue }
-                let precision: Precision
-                switch shared {
-                case .exact: precision = .exact
-                case .approximate: precision = .approximate
-                case .parkOnly: precision = .parkOnly
-                }
-                let zones = friend.zones.filter { index.zone($0)?.park == park }
-                out.append(NearbyPerson(
-                    id: id, username: friend.username, displayName: friend.displayName, distance: nil,
-                    age: (now.timeIntervalSince(fix.recordedAt) / 60).rounded(.down) * 60, precision: precision, park: park,
-                    zone: precision == .exact ? Self.mostSpecific(zones, index: index) : nil))
+        friends.forEachFriend { friend in
+            let id = friend.id
+            guard let fix = friend.latest else { return }
+            let visiting = friend.visiting(at: now, timeout: self.visitTimeout)
+            guard visiting.contains(park),
+                  let shared = self.privacy.view(fix, sharing: friend.sharing, visiting: visiting, viewer: viewer.id,
+                                                 relationship: .friends, now: now)
+            else { return }
+            let precision: Precision
+            switch shared {
+            case .exact: precision = .exact
+            case .approximate: precision = .approximate
+            case .parkOnly: precision = .parkOnly
             }
+            let zones = friend.zones.filter { index.zone($0)?.park == park }
+            out.append(NearbyPerson(
+                id: id, username: friend.username, displayName: friend.displayName, distance: nil,
+                age: (now.timeIntervalSince(fix.recordedAt) / 60).rounded(.down) * 60, precision: precision, park: park,
+                zone: precision == .exact ? Self.mostSpecific(zones, index: index) : nil))
         }
         return out.sorted { $0.username < $1.username }
     }

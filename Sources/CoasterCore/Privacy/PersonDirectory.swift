@@ -168,4 +168,13 @@ public struct MutualFriends: Sendable {
         self.viewer = viewer
         self.people = people
     }
+
+    /// Calls `body` with each friend's record read in place: iterating ``people`` would copy each
+    /// record (an atomic reference count up and down per friend).
+    @inline(__always)
+    func forEachFriend(_ body: (PersonState) -> Void) {
+        self.people.withUnsafeBufferPointer { people in
+            for i in people.indices { body(people[i]) }
+        }
+    }
 }
