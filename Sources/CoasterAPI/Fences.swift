@@ -8,16 +8,20 @@ import Synchronization
 /// Requests read the index without touching the database; the store stays the source of truth, and
 /// an import rebuilds the index from what it committed.
 public final class Fences: Sendable {
-    private let current: Mutex<FenceIndex>
+    private let current: Mutex<(index: FenceIndex, places: PlaceFragments)>
     private let store: Store
 
     public init(store: Store) {
         self.store = store
-        self.current = Mutex(FenceIndex.empty)
+        self.current = Mutex((FenceIndex.empty, PlaceFragments(FenceIndex.empty)))
     }
 
     /// The index in force now.
-    public var index: FenceIndex { self.current.withLock { $0 } }
+    public var index: FenceIndex { self.current.withLock { $0.index } }
+
+    /// The index in force now with its places' names as answers write them (one pair, so that
+    /// they always describe the same parks).
+    var indexAndPlaces: (index: FenceIndex, places: PlaceFragments) { self.current.withLock { $0 } }
 
     /// Rebuilds the index from the store and swaps it in.
     /// - Returns: the new index.
@@ -25,7 +29,8 @@ public final class Fences: Sendable {
     public func reload() async throws -> FenceIndex {
         let parks = try await self.store.allParks()
         let index = try FenceIndex(parks: parks.map(\.park), zones: parks.flatMap(\.zones))
-        self.current.withLock { $0 = index }
+        let places = PlaceFragments(index)
+        self.current.withLock { $0 = (index, places) }
         return index
     }
 }

@@ -99,6 +99,24 @@ struct JSONWriterTests {
         try self.agree(NearbyResponse(radius: 12.5, people: [], index: index))
     }
 
+    /// Names that need escaping, in the park and zone parts written once per index.
+    @Test func nearbyPlacesWithAwkwardNamesAgree() throws {
+        let square = MultiPolygon(polygons: [Polygon(rings: [[Coordinate(lat: 0, lon: 0), Coordinate(lat: 0, lon: 0.01), Coordinate(lat: 0.01, lon: 0.01),
+                                                               Coordinate(lat: 0.01, lon: 0), Coordinate(lat: 0, lon: 0)]])])
+        let park = ParkID(rawValue: "odd-park")
+        let ride = RideID(park: park, slug: "quote")
+        let zones = [
+            Zone(id: ZoneID(rawValue: "odd-park/land"), park: park, kind: .land, name: "Land\tof \"Tabs\"", ride: nil, area: square),
+            Zone(id: ZoneID(rawValue: ride.rawValue), park: park, kind: .ride, name: "Back\\slash \u{1}Ride Ω", ride: ride, area: square),
+        ]
+        let index = try FenceIndex(parks: [Park(id: park, name: "Park \"Q\"\n", timeZone: "UTC", attribution: nil, boundary: square)],
+                                   zones: zones, replicas: 1)
+        let people = zones.enumerated().map { i, zone in
+            NearbyPerson(id: UserID(Int64(i + 1)), username: "u\(i)", displayName: "U", distance: 10, age: 0, precision: .exact, park: park, zone: zone.id)
+        }
+        try self.agree(NearbyResponse(radius: 500, people: people, index: index))
+    }
+
     /// Integers are written digit by digit, integral doubles as integers: both as the encoder does,
     /// at the extremes too.
     @Test func numbersAgree() throws {

@@ -29,9 +29,9 @@ struct NearbyController {
         let radius = try Self.radius(request)
         try self.rates.take(me.id, what: "nearby")
         guard let friends = try await self.people.friends(of: me.id) else { throw Problem.unauthorized() }
-        let index = self.fences.index
+        let (index, places) = self.fences.indexAndPlaces
         switch self.rules.friendsNearby(friends, radius: radius, now: self.now(), index: index) {
-        case .success(let list): return NearbyResponse(radius: radius, people: list, index: index)
+        case .success(let list): return NearbyResponse(radius: radius, people: list, index: index, places: places)
         case .failure(let refusal): throw Self.problem(refusal, self.policy)
         }
     }
@@ -40,11 +40,11 @@ struct NearbyController {
     @Sendable func friendsInPark(_ request: Request, context: AppRequestContext) async throws -> NearbyResponse {
         let me = try context.requireIdentity()
         let park = try ParksController.parkID(context)
-        let index = self.fences.index
+        let (index, places) = self.fences.indexAndPlaces
         guard index.park(park) != nil else { throw ParksController.noSuchPark(park) }
         guard let friends = try await self.people.friends(of: me.id) else { throw Problem.unauthorized() }
         let list = self.rules.friendsInPark(friends, park: park, now: self.now(), index: index)
-        return NearbyResponse(radius: nil, people: list, index: index)
+        return NearbyResponse(radius: nil, people: list, index: index, places: places)
     }
 
     /// Discoverable non-friends in the caller's park, snapped to the approximate grid.
@@ -56,7 +56,9 @@ struct NearbyController {
         let now = self.now()
         let candidates = self.people.visitors(of: viewer.visiting(at: now, timeout: self.policy.checkins.visitTimeout))
         switch self.rules.peopleNearby(viewer: viewer, candidates: candidates, radius: radius, now: now) {
-        case .success(let list): return NearbyResponse(radius: radius, people: list, index: self.fences.index)
+        case .success(let list):
+            let (index, places) = self.fences.indexAndPlaces
+            return NearbyResponse(radius: radius, people: list, index: index, places: places)
         case .failure(let refusal): throw Self.problem(refusal, self.policy)
         }
     }

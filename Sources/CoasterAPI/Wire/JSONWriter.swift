@@ -83,6 +83,20 @@ struct JSONWriter: ~Copyable {
         self.raw(text)
     }
 
+    /// Part of a string escaped before, by another writer (its ``bytes``).
+    mutating func stringContent(escaped: [UInt8]) {
+        escaped.withUnsafeBufferPointer { self.out.append(contentsOf: $0) }
+    }
+
+    /// A whole object member, key and value, written before by another writer (its ``bytes``).
+    mutating func member(_ written: [UInt8]) {
+        self.separate()
+        written.withUnsafeBufferPointer { self.out.append(contentsOf: $0) }
+    }
+
+    /// What has been written, for a fragment written once and put into many answers.
+    var bytes: [UInt8] { Array(self.buffer.readableBytesView) }
+
     /// The JSON written so far, in one buffer.
     var buffer: ByteBuffer { self.out.buffer }
 

@@ -27,11 +27,19 @@ struct NearbyResponse: Encodable, JSONWritable, Sendable {
     /// built only for the `Encodable` form, the reference `JSONWriterTests` holds `write` to.
     let found: [NearbyPerson]
     let index: FenceIndex
+    /// The index's places as `write` puts them in the answer.
+    let places: PlaceFragments
 
-    init(radius: Double?, people: [NearbyPerson], index: FenceIndex) {
+    init(radius: Double?, people: [NearbyPerson], index: FenceIndex, places: PlaceFragments) {
         self.radius = radius
         self.found = people
         self.index = index
+        self.places = places
+    }
+
+    /// With the places written out for this answer alone (tests).
+    init(radius: Double?, people: [NearbyPerson], index: FenceIndex) {
+        self.init(radius: radius, people: people, index: index, places: PlaceFragments(index))
     }
 
     var people: [Person] {
@@ -56,58 +64,91 @@ struct NearbyResponse: Encodable, JSONWritable, Sendable {
     }
 
     /// The same JSON as the `Encodable` conformance (sorted keys, no nulls), written directly from
-    /// the rules' answer: no wire structs, and the description written in pieces, not built.
+    /// the rules' answer: no wire structs, and each park's and zone's part written once per index
+    /// (``PlaceFragments``), not escaped again for every friend.
     func write(to json: inout JSONWriter) {
         json.beginObject()
         json.key("people"); json.beginArray()
-        // Friends nearby are mostly in one park: its name is looked up once, not per friend.
-        var lastPark: (id: ParkID, name: String)?
+        // Friends nearby are mostly in one park: it is looked up once, not per friend.
+        var lastPark: (id: ParkID, place: PlaceFragments.Place)?
         for p in self.found {
-            let park: (id: ParkID, name: String)?
+            let park: PlaceFragments.Place?
             if let id = p.park, let last = lastPark, last.id == id {
-                park = last
+                park = last.place
             } else {
-                park = p.park.flatMap { id in self.index.park(id).map { (id: id, name: $0.name) } }
-                lastPark = park ?? lastPark
+                park = p.park.flatMap { self.places.parks[$0] }
+                if let id = p.park, let park { lastPark = (id, park) }
             }
-            let zone = p.zone.flatMap { id in self.index.zone(id).map { (id: id, name: $0.name, kind: $0.kind) } }
+            let zone = p.zone.flatMap { self.places.zones[$0] }
             json.beginObject()
             json.key("age"); json.number(Int64(p.age))
             if let park {
                 json.key("description")
                 json.beginString()
-                json.stringContent("at ")
-                json.stringContent(park.name)
-                if let zone {
-                    json.stringContent(zone.kind == .land ? ", in " : ", at ")
-                    json.stringContent(zone.name)
-                }
+                json.stringContent(escaped: park.description)
+                if let zone { json.stringContent(escaped: zone.description) }
                 json.endString()
             }
             if let distance = p.distance { json.key("distance"); json.number(distance) }
-            if let park {
-                json.key("park"); json.beginObject()
-                json.key("id"); json.string(park.id.rawValue)
-                json.key("name"); json.string(park.name)
-                json.endObject()
-            }
+            if let park { json.member(park.member) }
             json.key("precision"); json.string(p.precision.rawValue)
             json.key("user"); json.beginObject()
             json.key("displayName"); json.string(p.displayName)
             json.key("id"); json.number(p.id.rawValue)
             json.key("username"); json.string(p.username)
             json.endObject()
-            if let zone {
-                json.key("zone"); json.beginObject()
-                json.key("id"); json.string(zone.id.rawValue)
-                json.key("kind"); json.string(zone.kind.rawValue)
-                json.key("name"); json.string(zone.name)
-                json.endObject()
-            }
+            if let zone { json.member(zone.member) }
             json.endObject()
         }
         json.endArray()
         if let radius = self.radius { json.key("radius"); json.number(radius) }
         json.endObject()
+    }
+}
+
+/// Parks' and zones' parts of the nearby answers, written once per index: the park and zone
+/// members and their words of the description, escaped, instead of looked up and escaped for
+/// every friend in every answer.
+final class PlaceFragments: Sendable {
+    struct Place: Sendable {
+        /// The whole member: `"park":{"id":…,"name":…}` or `"zone":{"id":…,"kind":…,"name":…}`.
+        let member: [UInt8]
+        /// Its words of the description, escaped: `at <park>`, or `, at <ride>` (`, in <land>`).
+        let description: [UInt8]
+    }
+
+    let parks: [ParkID: Place]
+    let zones: [ZoneID: Place]
+
+    init(_ index: FenceIndex) {
+        var parks: [ParkID: Place] = [:]
+        for id in index.parkIDs {
+            guard let park = index.park(id) else { continue }
+            var member = JSONWriter(capacity: 64)
+            member.key("park"); member.beginObject()
+            member.key("id"); member.string(id.rawValue)
+            member.key("name"); member.string(park.name)
+            member.endObject()
+            var description = JSONWriter(capacity: 64)
+            description.stringContent("at ")
+            description.stringContent(park.name)
+            parks[id] = Place(member: member.bytes, description: description.bytes)
+        }
+        var zones: [ZoneID: Place] = [:]
+        for id in index.zoneIDs {
+            guard let zone = index.zone(id) else { continue }
+            var member = JSONWriter(capacity: 64)
+            member.key("zone"); member.beginObject()
+            member.key("id"); member.string(id.rawValue)
+            member.key("kind"); member.string(zone.kind.rawValue)
+            member.key("name"); member.string(zone.name)
+            member.endObject()
+            var description = JSONWriter(capacity: 64)
+            description.stringContent(zone.kind == .land ? ", in " : ", at ")
+            description.stringContent(zone.name)
+            zones[id] = Place(member: member.bytes, description: description.bytes)
+        }
+        self.parks = parks
+        self.zones = zones
     }
 }

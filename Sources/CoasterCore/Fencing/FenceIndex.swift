@@ -177,6 +177,10 @@ public final class FenceIndex: Sendable {
         self.zoneEntries.filter { self.parkEntries[$0.park].id == park }.map(\.id)
     }
     public var zoneCount: Int { self.zoneEntries.count }
+    /// Every park's id, in the order they were given.
+    public var parkIDs: [ParkID] { self.parkEntries.map(\.id) }
+    /// Every zone's id, in the order they were given.
+    public var zoneIDs: [ZoneID] { self.zoneEntries.map(\.id) }
 
     /// The parks (and their zones) that the accuracy circle of `position` lies in or crosses,
     /// inside before uncertain, then by name.
