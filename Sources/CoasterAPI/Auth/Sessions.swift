@@ -199,16 +199,19 @@ public final class Sessions: Sendable {
 
         init(_ token: String) {
             var token = token
-            let sha = token.withUTF8 { SHA256.hash(data: UnsafeRawBufferPointer($0)) }
-            self.words = sha.withUnsafeBytes { ($0.loadUnaligned(fromByteOffset: 0, as: UInt64.self), $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
-                                                $0.loadUnaligned(fromByteOffset: 16, as: UInt64.self), $0.loadUnaligned(fromByteOffset: 24, as: UInt64.self)) }
+            self = token.withUTF8 { SHA256.hash(data: UnsafeRawBufferPointer($0)) }.withUnsafeBytes(Digest.init(bytes:))
         }
 
         /// The digest of a stored hash, or `nil` if it is not 32 bytes.
         init?(_ hash: Data) {
             guard hash.count == 32 else { return nil }
-            self.words = hash.withUnsafeBytes { ($0.loadUnaligned(fromByteOffset: 0, as: UInt64.self), $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
-                                                 $0.loadUnaligned(fromByteOffset: 16, as: UInt64.self), $0.loadUnaligned(fromByteOffset: 24, as: UInt64.self)) }
+            self = hash.withUnsafeBytes(Digest.init(bytes:))
+        }
+
+        /// From 32 bytes.
+        private init(bytes: UnsafeRawBufferPointer) {
+            self.words = (bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self), bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+                          bytes.loadUnaligned(fromByteOffset: 16, as: UInt64.self), bytes.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
         }
 
         /// The 32 bytes, as the store keeps them.

@@ -81,22 +81,16 @@ public struct PersonState: Hashable, Sendable {
         viewer.friends.contains(self.id) && !viewer.blocks.contains(self.id) && self.friends.contains(viewer.id)
     }
 
-    /// Reads a word of this person's record from each part the nearby rules read, without taking a
-    /// reference (see ``PersonDirectory/friends(of:)``).
     /// Where the record is, to be read by ``prefetch(at:)`` without taking a reference.
     var address: UnsafeRawPointer { UnsafeRawPointer(Unmanaged.passUnretained(self.box).toOpaque()) }
 
-    /// Reads the record at `address` (see ``address``) the way ``prefetch()`` does; the caller
-    /// keeps the record alive.
+    /// Reads a word of the record at `address` (see ``address``) from each part the nearby rules
+    /// read, without taking a reference (see ``PersonDirectory/friends(of:)``); the caller keeps
+    /// the record alive.
     static func prefetch(at address: UnsafeRawPointer) -> Int {
         Unmanaged<Box>.fromOpaque(address)._withUnsafeGuaranteedRef { box in
             Int(box.fields.id.rawValue) &+ Int(box.fields.latest?.recordedAt.timeIntervalSinceReferenceDate ?? 0) &+ box.fields.zones.count
         }
-    }
-
-    func prefetch() -> Int {
-        Int(self.box.fields.id.rawValue) &+ Int(self.box.fields.latest?.recordedAt.timeIntervalSinceReferenceDate ?? 0)
-            &+ self.box.fields.zones.count
     }
 
     /// The first (by id) of ``visiting(at:timeout:)``, without building the set.
