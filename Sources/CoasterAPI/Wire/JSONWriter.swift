@@ -255,25 +255,26 @@ private struct Bytes: ~Copyable {
 
     /// An integer in decimal, written in place (no `String` made for it).
     mutating func append(decimal value: Int64) {
+        var digits = 1
+        var rest = value.magnitude
+        while rest >= 10 {
+            rest /= 10
+            digits += 1
+        }
         // 19 digits and a sign at most.
         self.reserve(20)
-        var magnitude = value.magnitude
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        let count = withUnsafeMutableBytes(of: &digits) { scratch in
-            var i = scratch.count
-            repeat {
-                i -= 1
-                scratch[i] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            if value < 0 {
-                i -= 1
-                scratch[i] = UInt8(ascii: "-")
-            }
-            (self.start + self.count).initialize(from: scratch.baseAddress!.assumingMemoryBound(to: UInt8.self) + i, count: scratch.count - i)
-            return scratch.count - i
+        var at = self.start + self.count
+        if value < 0 {
+            at.pointee = UInt8(ascii: "-")
+            at += 1
+            self.count += 1
         }
-        self.count += count
+        rest = value.magnitude
+        for i in stride(from: digits - 1, through: 0, by: -1) {
+            at[i] = UInt8(ascii: "0") + UInt8(rest % 10)
+            rest /= 10
+        }
+        self.count += digits
     }
 
     mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {

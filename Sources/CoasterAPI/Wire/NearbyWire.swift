@@ -124,31 +124,28 @@ final class PlaceFragments: Sendable {
         var parks: [ParkID: Place] = [:]
         for id in index.parkIDs {
             guard let park = index.park(id) else { continue }
-            var member = JSONWriter(capacity: 64)
-            member.key("park"); member.beginObject()
-            member.key("id"); member.string(id.rawValue)
-            member.key("name"); member.string(park.name)
-            member.endObject()
-            var description = JSONWriter(capacity: 64)
-            description.stringContent("at ")
-            description.stringContent(park.name)
-            parks[id] = Place(member: member.bytes, description: description.bytes)
+            parks[id] = Self.place("park", id: id.rawValue, kind: nil, name: park.name, words: "at ")
         }
         var zones: [ZoneID: Place] = [:]
         for id in index.zoneIDs {
             guard let zone = index.zone(id) else { continue }
-            var member = JSONWriter(capacity: 64)
-            member.key("zone"); member.beginObject()
-            member.key("id"); member.string(id.rawValue)
-            member.key("kind"); member.string(zone.kind.rawValue)
-            member.key("name"); member.string(zone.name)
-            member.endObject()
-            var description = JSONWriter(capacity: 64)
-            description.stringContent(zone.kind == .land ? ", in " : ", at ")
-            description.stringContent(zone.name)
-            zones[id] = Place(member: member.bytes, description: description.bytes)
+            zones[id] = Self.place("zone", id: id.rawValue, kind: zone.kind, name: zone.name, words: zone.kind == .land ? ", in " : ", at ")
         }
         self.parks = parks
         self.zones = zones
+    }
+
+    /// `"key":{"id":…,"kind":…,"name":…}` (no kind for a park) and `words` + name, escaped.
+    private static func place(_ key: StaticString, id: String, kind: ZoneKind?, name: String, words: StaticString) -> Place {
+        var member = JSONWriter(capacity: 64)
+        member.key(key); member.beginObject()
+        member.key("id"); member.string(id)
+        if let kind { member.key("kind"); member.string(kind.rawValue) }
+        member.key("name"); member.string(name)
+        member.endObject()
+        var description = JSONWriter(capacity: 64)
+        description.stringContent(words)
+        description.stringContent(name)
+        return Place(member: member.bytes, description: description.bytes)
     }
 }

@@ -126,21 +126,21 @@ public struct PersonDirectory: Sendable {
         let oneWay = self.oneWay[id]
         // First only read each friend's record: the reference counts taken below are atomic and
         // would each wait for their record to arrive from memory; read first, the processor
-        // fetches many records at once (with a million people, most are not in any cache).
-        // Two passes, each of loads that do not wait on one another: the friends' slots, then
-        // their records (a slot holds the record's address).
+        // fetches many records at once (with a million people, most are not in any cache). In two
+        // passes of loads that do not wait on one another: the friends' slots, which hold their
+        // records' addresses, then the records.
         var sink = 0
-        withUnsafeTemporaryAllocation(of: UnsafeRawPointer?.self, capacity: person.friends.count) { records in
+        withUnsafeTemporaryAllocation(of: UnsafeRawPointer.self, capacity: person.friends.count) { records in
             var n = 0
             self.slots.withUnsafeBufferPointer { slots in
                 for friend in person.friends {
                     let i = Int(friend.rawValue)
-                    guard i >= 0, i < slots.count else { continue }
-                    records[n] = slots[i]?.address
+                    guard i >= 0, i < slots.count, let record = slots[i]?.address else { continue }
+                    records[n] = record
                     n += 1
                 }
             }
-            for k in 0..<n { if let record = records[k] { sink &+= PersonState.prefetch(at: record) } }
+            for k in 0..<n { sink &+= PersonState.prefetch(at: records[k]) }
         }
         var friends: [PersonState] = []
         friends.reserveCapacity(person.friends.count + (sink == .min ? 1 : 0))
