@@ -75,6 +75,8 @@ public final class FenceIndex: Sendable {
 
     private let parkEntries: [ParkEntry]
     private let zoneEntries: [ZoneEntry]
+    /// Each zone's park (`zoneEntries[i].park`), apart: reading it from the entry copies the entry.
+    private let zoneParks: [Int]
     private let parkByID: [ParkID: Int]
     private let zoneByID: [ZoneID: Int]
     private let parkTree: BoxTree
@@ -144,6 +146,7 @@ public final class FenceIndex: Sendable {
         }
         self.parkEntries = parkEntries
         self.zoneEntries = zoneEntries
+        self.zoneParks = zoneEntries.map(\.park)
         self.parkByID = parkIndex
         self.zoneByID = Dictionary(zoneEntries.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { a, _ in a })
         self.parkTree = BoxTree(parkEntries.map(\.box))
@@ -199,7 +202,9 @@ public final class FenceIndex: Sendable {
         // A grid's answer, or `nil` when it cannot decide (the position is in or near an edge cell).
         // A circle is judged by `query`, which holds the circumscribed polygon the exact test uses
         // (``Geodesy/boundingBox(center:radius:)``), so a grid never claims more than that test would.
-        func judge(_ area: Int, of grids: [AreaGrid]) -> Containment? {
+        // The grids are read through buffer pointers: an element of an array read the usual way is
+        // a copy, and a grid's copy is a reference count up and down on its cells.
+        func judge(_ area: Int, of grids: UnsafeBufferPointer<AreaGrid>) -> Containment? {
             // No grids at all when the index was built without them.
             guard useGrids else { return nil }
             if radius > 0 { return grids[area].classify(query) }
@@ -207,18 +212,24 @@ public final class FenceIndex: Sendable {
         }
         // Each candidate is decided by its grid where it can be, and only the rest by exact geometry:
         // a position beside one ride's edge does not send the park and every other ride to GEOS.
-        var parks: [Verdict] = []
-        self.parkTree.search(query) { p in
-            let c = judge(p, of: self.parkGrids)
-            if c != .outside { parks.append(Verdict(area: p, containment: c)) }
+        var parks = Verdicts()
+        var zones = Verdicts()
+        self.parkGrids.withUnsafeBufferPointer { parkGrids in
+            self.parkTree.search(query) { p in
+                let c = judge(p, of: parkGrids)
+                if c != .outside { parks.append(Verdict(area: p, containment: c)) }
+            }
         }
-        guard !parks.isEmpty else { return [] }
-        var zones: [Verdict] = []
-        self.zoneTree.search(query) { z in
-            let park = self.zoneEntries[z].park
-            guard parks.contains(where: { $0.area == park }) else { return }
-            let c = judge(z, of: self.zoneGrids)
-            if c != .outside { zones.append(Verdict(area: z, containment: c)) }
+        guard parks.count > 0 else { return [] }
+        self.zoneGrids.withUnsafeBufferPointer { zoneGrids in
+            self.zoneParks.withUnsafeBufferPointer { zoneParks in
+                self.zoneTree.search(query) { z in
+                    let park = zoneParks[z]
+                    guard parks.contains(where: { $0.area == park }) else { return }
+                    let c = judge(z, of: zoneGrids)
+                    if c != .outside { zones.append(Verdict(area: z, containment: c)) }
+                }
+            }
         }
         if parks.contains(where: { $0.containment == nil }) || zones.contains(where: { $0.containment == nil }) {
             guard self.decideExactly(parks: &parks, zones: &zones, position: position, radius: radius,
@@ -226,17 +237,19 @@ public final class FenceIndex: Sendable {
             else { return [] }
         }
         var hits: [ParkHit] = []
-        var parkOfHit: [Int] = []
-        for verdict in parks {
-            guard let c = verdict.containment, c != .outside else { continue }
-            let entry = self.parkEntries[verdict.area]
+        // The park (its index) of each hit, to file the zones under.
+        var hitParks = Verdicts()
+        for i in parks.indices {
+            guard let c = parks[i].containment, c != .outside else { continue }
+            let entry = self.parkEntries[parks[i].area]
             hits.append(ParkHit(id: entry.id, name: entry.name, containment: c, zones: []))
-            parkOfHit.append(verdict.area)
+            hitParks.append(parks[i])
         }
-        for verdict in zones {
-            guard let c = verdict.containment, c != .outside else { continue }
-            let entry = self.zoneEntries[verdict.area]
-            guard let h = parkOfHit.firstIndex(of: entry.park) else { continue }
+        for i in zones.indices {
+            guard let c = zones[i].containment, c != .outside else { continue }
+            let park = self.zoneParks[zones[i].area]
+            guard let h = hitParks.firstIndex(where: { $0.area == park }) else { continue }
+            let entry = self.zoneEntries[zones[i].area]
             hits[h].zones.append(ZoneHit(id: entry.id, kind: entry.kind, name: entry.name, ride: entry.ride, containment: c))
         }
         if hits.count > 1 { hits.sort(by: Self.order) }
@@ -250,10 +263,41 @@ public final class FenceIndex: Sendable {
         var containment: Containment?
     }
 
+    /// One lookup's candidates: the first few in place, the rest (a wide accuracy circle) in an
+    /// array. A point meets one or two parks and a few zones; lists of them on the heap were an
+    /// allocation and a free each, a third of a point lookup.
+    private struct Verdicts {
+        private static let inPlace = 8
+        private var first = InlineArray<8, Verdict>(repeating: Verdict(area: 0, containment: nil))
+        private var more: [Verdict] = []
+        private(set) var count = 0
+
+        var indices: Range<Int> { 0..<self.count }
+
+        subscript(i: Int) -> Verdict {
+            get { i < Self.inPlace ? self.first[i] : self.more[i - Self.inPlace] }
+            set {
+                if i < Self.inPlace { self.first[i] = newValue } else { self.more[i - Self.inPlace] = newValue }
+            }
+        }
+
+        mutating func append(_ verdict: Verdict) {
+            if self.count < Self.inPlace { self.first[self.count] = verdict } else { self.more.append(verdict) }
+            self.count += 1
+        }
+
+        func firstIndex(where matches: (Verdict) -> Bool) -> Int? {
+            for i in self.indices where matches(self[i]) { return i }
+            return nil
+        }
+
+        func contains(where matches: (Verdict) -> Bool) -> Bool { self.firstIndex(where: matches) != nil }
+    }
+
     /// Decides the undecided verdicts with exact geometry: parks first, then the zones of parks that
     /// are not outside. `false` if GEOS raised on geometry it accepted at import (then the lookup
     /// answers no match rather than fail a request).
-    private func decideExactly(parks: inout [Verdict], zones: inout [Verdict], position: Coordinate, radius: Double,
+    private func decideExactly(parks: inout Verdicts, zones: inout Verdicts, position: Coordinate, radius: Double,
                                crossesAntimeridian: Bool) -> Bool {
         let ring = radius > 0 ? Geodesy.circumscribedCircle(center: position, radius: radius) : []
         // Degrees to metres, conservatively: a planar distance d in degrees is at least d / max(dLat, dLon) metres.
@@ -283,7 +327,7 @@ public final class FenceIndex: Sendable {
                     parks[i].containment = try test(replica.parks[parks[i].area], replica.parkEdges[parks[i].area])
                 }
                 for i in zones.indices where zones[i].containment == nil {
-                    let park = self.zoneEntries[zones[i].area].park
+                    let park = self.zoneParks[zones[i].area]
                     guard parks.contains(where: { $0.area == park && $0.containment != .outside }) else { continue }
                     zones[i].containment = try test(replica.zones[zones[i].area], replica.zoneEdges[zones[i].area])
                 }

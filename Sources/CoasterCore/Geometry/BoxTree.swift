@@ -2,54 +2,76 @@
 ///
 /// Built once from all items, then only queried: finding the items whose box meets a query box is
 /// O(log n + k). It answers candidates; exact geometry decides.
+///
+/// Every level lives in one flat array of nodes and the items' boxes in another, in tree order, so
+/// a search walks two buffers by index: no array of levels to copy (a reference count per node
+/// visited, most of a point lookup's time when the levels were separate arrays).
 public struct BoxTree: Sendable {
     private struct Node: Sendable {
         var box: BoundingBox
-        /// Children are `entries[first ..< first + count]` of the level below (items for leaves).
-        var first: Int
-        var count: Int
+        /// Children are `nodes[first ..< first + count]`, or `items[first ..< first + count]` for a leaf.
+        var first: Int32
+        var count: Int32
+    }
+
+    private struct Item: Sendable {
+        var box: BoundingBox
+        /// The index in the array given at init.
+        var index: Int
     }
 
     private static let fanout = 16
-    /// levels[0] are leaves (pointing into `itemOrder`), the last level is the root(s).
-    private var levels: [[Node]] = []
-    private var itemOrder: [Int] = []
-    private var itemBoxes: [BoundingBox] = []
+    /// Every node, root level last; a node at or after `firstInner` has nodes as children.
+    private var nodes: [Node] = []
+    /// Where the inner (non-leaf) nodes start in `nodes`.
+    private var firstInner = 0
+    /// Where the root level starts in `nodes`.
+    private var firstRoot = 0
+    private var items: [Item] = []
 
     public init(_ boxes: [BoundingBox]) {
-        self.itemBoxes = boxes
         guard !boxes.isEmpty else { return }
-        var order = Self.tile(Array(boxes.indices), boxes: boxes)
-        self.itemOrder = order
-        var level: [Node] = stride(from: 0, to: order.count, by: Self.fanout).map { start in
-            let count = min(Self.fanout, order.count - start)
-            var box = boxes[order[start]]
-            for i in start..<(start + count) { box = box.union(boxes[order[i]]) }
-            return Node(box: box, first: start, count: count)
-        }
-        self.levels.append(level)
+        let order = Self.tile(Array(boxes.indices), boxes: boxes)
+        self.items = order.map { Item(box: boxes[$0], index: $0) }
+        var level: [Node] = Self.group(self.items.map(\.box), firstChild: 0)
+        var levelStart = 0
+        var nodes = level
         while level.count > 1 {
-            let nodeBoxes = level.map(\.box)
-            order = Self.tile(Array(level.indices), boxes: nodeBoxes)
-            let reordered = order.map { level[$0] }
-            self.levels[self.levels.count - 1] = reordered
-            level = stride(from: 0, to: reordered.count, by: Self.fanout).map { start in
-                let count = min(Self.fanout, reordered.count - start)
-                var box = reordered[start].box
-                for i in start..<(start + count) { box = box.union(reordered[i].box) }
-                return Node(box: box, first: start, count: count)
-            }
-            self.levels.append(level)
+            // The level's nodes, retiled; their parents point into where they now sit in `nodes`.
+            let reordered = Self.tile(Array(level.indices), boxes: level.map(\.box)).map { level[$0] }
+            nodes.replaceSubrange(levelStart..<nodes.count, with: reordered)
+            let parents = Self.group(reordered.map(\.box), firstChild: levelStart)
+            levelStart = nodes.count
+            if self.firstInner == 0 { self.firstInner = levelStart }
+            nodes.append(contentsOf: parents)
+            level = parents
+        }
+        // A single leaf is the root; then there are no inner nodes.
+        if self.firstInner == 0 { self.firstInner = nodes.count }
+        self.firstRoot = levelStart
+        self.nodes = nodes
+    }
+
+    /// Nodes over runs of `fanout` consecutive children, the first of which is at `firstChild`.
+    private static func group(_ boxes: [BoundingBox], firstChild: Int) -> [Node] {
+        stride(from: 0, to: boxes.count, by: Self.fanout).map { start in
+            let count = min(Self.fanout, boxes.count - start)
+            var box = boxes[start]
+            for i in start..<(start + count) { box = box.union(boxes[i]) }
+            return Node(box: box, first: Int32(firstChild + start), count: Int32(count))
         }
     }
 
-    public var count: Int { self.itemBoxes.count }
+    public var count: Int { self.items.count }
 
     /// Indices (into the array given at init) of the items whose box intersects `query`.
     public func search(_ query: BoundingBox, _ body: (Int) -> Void) {
-        guard let top = self.levels.last else { return }
-        for root in top where root.box.intersects(query) {
-            self.visit(root, level: self.levels.count - 1, query: query, body)
+        self.nodes.withUnsafeBufferPointer { nodes in
+            self.items.withUnsafeBufferPointer { items in
+                for root in self.firstRoot..<nodes.count where nodes[root].box.intersects(query) {
+                    Self.visit(root, nodes: nodes, firstInner: self.firstInner, items: items, query: query, body)
+                }
+            }
         }
     }
 
@@ -59,17 +81,15 @@ public struct BoxTree: Sendable {
         return out
     }
 
-    private func visit(_ node: Node, level: Int, query: BoundingBox, _ body: (Int) -> Void) {
-        if level == 0 {
-            for i in node.first..<(node.first + node.count) {
-                let item = self.itemOrder[i]
-                if self.itemBoxes[item].intersects(query) { body(item) }
-            }
+    private static func visit(_ node: Int, nodes: UnsafeBufferPointer<Node>, firstInner: Int, items: UnsafeBufferPointer<Item>,
+                              query: BoundingBox, _ body: (Int) -> Void) {
+        let first = Int(nodes[node].first), end = first + Int(nodes[node].count)
+        if node < firstInner {
+            for i in first..<end where items[i].box.intersects(query) { body(items[i].index) }
             return
         }
-        let children = self.levels[level - 1]
-        for i in node.first..<(node.first + node.count) where children[i].box.intersects(query) {
-            self.visit(children[i], level: level - 1, query: query, body)
+        for child in first..<end where nodes[child].box.intersects(query) {
+            Self.visit(child, nodes: nodes, firstInner: firstInner, items: items, query: query, body)
         }
     }
 
