@@ -172,6 +172,20 @@ struct FenceIndexTests {
         #expect(grid.classify(BoundingBox(minLon: 0, minLat: 0, maxLon: 1, maxLat: 1)) == .outside)
     }
 
+    /// Accuracy circles are judged by the cells they meet: well inside, across the fence and away
+    /// from it, a circle that fits the grid is decided without exact geometry.
+    @Test func gridsJudgeCircles() throws {
+        let grid = AreaGrid(Self.parks[0].park.boundary)
+        func judge(_ p: Coordinate, _ radius: Double) -> Containment? {
+            grid.classify(ellipseAt: p, inner: radius * 0.99, outer: radius * 1.01, degreesPerMetre: Geodesy.degreesPerMetre(at: p.lat))
+        }
+        #expect(judge(Coordinate(lat: 41.4822, lon: -82.6835), 10) == .inside)
+        #expect(judge(Self.vertex, 60) == .uncertain)
+        #expect(judge(Self.vertex, 5) == nil)
+        #expect(judge(Coordinate(lat: 41.4561, lon: -82.7117), 10) == .outside)
+        #expect(judge(Coordinate(lat: 0, lon: 0), 10) == .outside)
+    }
+
     @Test func aHoleIsOutside() throws {
         // Cedar Point with a 40 m hole cut around the Millennium Force station.
         let cp = Self.parks[0].park

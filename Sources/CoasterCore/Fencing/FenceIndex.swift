@@ -200,14 +200,20 @@ public final class FenceIndex: Sendable {
         let crossesAntimeridian = query.minLon < -180 || query.maxLon > 180
         let useGrids = self.useGrids && !crossesAntimeridian
         // A grid's answer, or `nil` when it cannot decide (the position is in or near an edge cell).
-        // A circle is judged by `query`, which holds the circumscribed polygon the exact test uses
-        // (``Geodesy/boundingBox(center:radius:)``), so a grid never claims more than that test would.
+        // The exact test uses the accuracy circle's circumscribed 32-gon (``Geodesy/circumscribedCircle``),
+        // whose vertices lie on an ellipse in degrees of radius `radius / cos(π/32)` and whose sides
+        // touch the one of radius `radius`; the grid judges the ellipses 1 % beyond and within those,
+        // so it never claims more than that test would.
+        let degreesPerMetre = radius > 0 ? Geodesy.degreesPerMetre(at: position.lat) : (lat: 0, lon: 0)
+        let outer = radius * 1.01, inner = radius * 0.99
         // The grids are read through buffer pointers: an element of an array read the usual way is
         // a copy, and a grid's copy is a reference count up and down on its cells.
         func judge(_ area: Int, of grids: UnsafeBufferPointer<AreaGrid>) -> Containment? {
             // No grids at all when the index was built without them.
             guard useGrids else { return nil }
-            if radius > 0 { return grids[area].classify(query) }
+            if radius > 0 {
+                return grids[area].classify(ellipseAt: position, inner: inner, outer: outer, degreesPerMetre: degreesPerMetre)
+            }
             return grids[area].contains(position).map { $0 ? .inside : .outside }
         }
         // Each candidate is decided by its grid where it can be, and only the rest by exact geometry:

@@ -94,7 +94,8 @@ public struct AreaGrid: Sendable {
         let c1 = Int(((box.maxLon - self.minLon) / self.cellWidth).rounded(.down))
         let r0 = Int(((box.minLat - self.minLat) / self.cellHeight).rounded(.down))
         let r1 = Int(((box.maxLat - self.minLat) / self.cellHeight).rounded(.down))
-        if c1 < 0 || r1 < 0 || c0 >= self.columns || r0 >= self.rows { return .outside }
+        // An empty grid (an area without edges) has nothing inside.
+        if c1 < 0 || r1 < 0 || c0 >= self.columns || r0 >= self.rows || self.cells.isEmpty { return .outside }
         let clipped = c0 < 0 || r0 < 0 || c1 >= self.columns || r1 >= self.rows
         let cs = max(0, c0)...min(self.columns - 1, c1), rs = max(0, r0)...min(self.rows - 1, r1)
         guard cs.count * rs.count <= limit else { return nil }
@@ -109,6 +110,70 @@ public struct AreaGrid: Sendable {
         case 1 << Cell.outside.rawValue: return .outside
         default: return nil
         }
+    }
+
+    /// Where an ellipse in degrees stands: the points whose offset from `centre`, in metres by
+    /// `degreesPerMetre` (`Δlat / lat` north, `Δlon / lon` east), is within a radius.
+    ///
+    /// `.inside` if every cell the ellipse of radius `outer` meets is inside; `.outside` if none of
+    /// them is inside or edge; `.uncertain` if the ellipse of radius `inner` meets both an inside
+    /// cell and an outside one (or reaches past the grid); `nil` otherwise, or when the ellipse's
+    /// box spans more than `limit` cells. A shape lying between the two ellipses (the accuracy
+    /// circle's circumscribed polygon) stands where the answer says.
+    ///
+    /// A circle is judged cell by cell, row by row: its bounding box's corners, which a box
+    /// classification has to read, would often reach an edge cell the circle itself never meets.
+    public func classify(ellipseAt centre: Coordinate, inner: Double, outer: Double, degreesPerMetre: (lat: Double, lon: Double),
+                         limit: Int = 4_096) -> Containment? {
+        let (dLat, dLon) = degreesPerMetre
+        let c0 = Int(((centre.lon - outer * dLon - self.minLon) / self.cellWidth).rounded(.down))
+        let c1 = Int(((centre.lon + outer * dLon - self.minLon) / self.cellWidth).rounded(.down))
+        let r0 = Int(((centre.lat - outer * dLat - self.minLat) / self.cellHeight).rounded(.down))
+        let r1 = Int(((centre.lat + outer * dLat - self.minLat) / self.cellHeight).rounded(.down))
+        if c1 < 0 || r1 < 0 || c0 >= self.columns || r0 >= self.rows || self.cells.isEmpty { return .outside }
+        guard (c1 - c0 + 1) * (r1 - r0 + 1) <= limit else { return nil }
+        let outsideBit: UInt8 = 1 << Cell.outside.rawValue, insideBit: UInt8 = 1 << Cell.inside.rawValue
+        // Cells the outer ellipse meets, and cells the inner one meets; past the grid is outside.
+        var seen: UInt8 = 0, met: UInt8 = 0
+        if c0 < 0 || r0 < 0 || c1 >= self.columns || r1 >= self.rows { seen |= outsideBit }
+        let innerBox = (minLon: centre.lon - inner * dLon, maxLon: centre.lon + inner * dLon,
+                        minLat: centre.lat - inner * dLat, maxLat: centre.lat + inner * dLat)
+        let gridMaxLon = self.minLon + Double(self.columns) * self.cellWidth, gridMaxLat = self.minLat + Double(self.rows) * self.cellHeight
+        if innerBox.minLon < self.minLon || innerBox.minLat < self.minLat || innerBox.maxLon > gridMaxLon || innerBox.maxLat > gridMaxLat {
+            met |= outsideBit
+        }
+        // Once the outer ellipse has met an inside cell and another, only `.uncertain` is left to
+        // find; once the inner one has met both kinds, that is the answer.
+        let mixed = { (bits: UInt8) in bits & insideBit != 0 && bits & ~insideBit != 0 }
+        let decided: Bool = self.cells.withUnsafeBufferPointer { cells in
+            for r in max(0, r0)...min(self.rows - 1, r1) {
+                // The row's nearest latitude to the centre, in metres.
+                let south = (self.minLat + Double(r) * self.cellHeight - centre.lat) / dLat
+                let north = south + self.cellHeight / dLat
+                let near = south > 0 ? south : north < 0 ? -north : 0
+                func columns(_ radius: Double) -> ClosedRange<Int>? {
+                    guard near <= radius else { return nil }
+                    let halfWidth = (radius * radius - near * near).squareRoot() * dLon
+                    let first = Int(((centre.lon - halfWidth - self.minLon) / self.cellWidth).rounded(.down))
+                    let last = Int(((centre.lon + halfWidth - self.minLon) / self.cellWidth).rounded(.down))
+                    guard last >= 0, first < self.columns else { return nil }
+                    return max(0, first)...min(self.columns - 1, last)
+                }
+                if !mixed(seen), let cs = columns(outer) {
+                    for c in cs { seen |= 1 << cells[r * self.columns + c] }
+                }
+                if let cs = columns(inner) {
+                    for c in cs { met |= 1 << cells[r * self.columns + c] }
+                    if met & insideBit != 0, met & outsideBit != 0 { return true }
+                }
+            }
+            return false
+        }
+        if decided { return .uncertain }
+        if seen == insideBit { return .inside }
+        if seen == outsideBit { return .outside }
+        if met & insideBit != 0, met & outsideBit != 0 { return .uncertain }
+        return nil
     }
 
     /// The grid's cells as counts (outside, inside, edge), for tests and sizing.
