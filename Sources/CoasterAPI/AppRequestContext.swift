@@ -20,15 +20,17 @@ public struct AppRequestContext: RequestContext, WebSocketRequestContext {
     public var identity: Identity?
     /// Why a presented token was refused, for the 401 problem's detail.
     var authenticationFailure: String?
-    /// The peer's IP address (no port), or "unknown"; throttles key on it.
-    public let clientAddress: String
+    /// The peer's IP address (no port), or "unknown"; throttles key on it. Written out only when
+    /// asked (a login): formatting it for every request was a hundredth of `/health`.
+    public var clientAddress: String { self.remoteAddress?.ipAddress ?? "unknown" }
+    private let remoteAddress: SocketAddress?
     /// Carries the WebSocket handler from the upgrade route to the upgraded channel.
     public let webSocket: WebSocketHandlerReference<Self>
 
     public init(source: Source) {
         self.coreContext = .init(source: source)
         self.webSocket = .init()
-        self.clientAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
+        self.remoteAddress = source.channel.remoteAddress
     }
 
     /// Park files are the largest bodies the service takes (README "Limits"); routes that take

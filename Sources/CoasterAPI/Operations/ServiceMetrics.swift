@@ -78,12 +78,30 @@ public final class ServiceMetrics: Sendable {
         }
     }
 
+    /// A request's count and latency series, by what tells them apart.
+    private struct RequestKey: Hashable {
+        var method: String
+        var route: String
+        var status: Int
+    }
+
+    /// Both series of each kind of request, found with one lookup: going through ``counter(_:_:)``
+    /// and ``latency(_:_:)`` built four arrays and took two locks per request.
+    private let requestSeries = Mutex<[RequestKey: (count: Counter, latency: DurationHistogram)]>([:])
+
     /// One request: its count by method, route template and status, and its latency.
     func request(method: String, route: String, status: Int, duration: Duration) {
         // Clients may send any method name; the series stay bounded by the routes.
-        let method = Self.knownMethods.contains(method) ? method : "other"
-        self.counter(Self.requests, [("method", method), ("route", route), ("status", String(status))]).increment()
-        self.latency(Self.requestDuration, [("method", method), ("route", route)]).record(duration)
+        let key = RequestKey(method: Self.knownMethods.contains(method) ? method : "other", route: route, status: status)
+        let series = self.requestSeries.withLock { cache in
+            if let found = cache[key] { return found }
+            let made = (count: self.counter(Self.requests, [("method", key.method), ("route", route), ("status", String(status))]),
+                        latency: self.latency(Self.requestDuration, [("method", key.method), ("route", route)]))
+            cache[key] = made
+            return made
+        }
+        series.count.increment()
+        series.latency.record(duration)
     }
 
     /// A fix batch: accepted and rejected by reason, transitions by event, and the write's time.
