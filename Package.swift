@@ -1,7 +1,7 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// Layering (see README "Code layout"): coasterlife → CoasterAPI → CoasterStore → CoasterCore → CGEOS/CProj.
+// Layering (see README "Code layout"): coasterlife → CoasterAPI → CoasterStore → CoasterCore → CGEOS/CProj/CMemory.
 // Only CoasterStore touches SQL; only CoasterCore touches GEOS and PROJ.
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
@@ -40,9 +40,11 @@ let package = Package(
         .systemLibrary(
             name: "CSpatiaLite", pkgConfig: "spatialite",
             providers: [.apt(["libspatialite-dev"]), .brew(["libspatialite"])]),
+        // Prefetch hints for the nearby query (CoasterCore's PersonDirectory).
+        .target(name: "CMemory"),
         .target(
             name: "CoasterCore",
-            dependencies: ["CGEOS", "CProj"],
+            dependencies: ["CGEOS", "CProj", "CMemory"],
             swiftSettings: swiftSettings),
         .target(
             name: "CoasterStore",

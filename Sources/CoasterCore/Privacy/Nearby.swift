@@ -1,3 +1,4 @@
+import CMemory
 import Foundation
 
 /// What the live directory holds of one user: enough to answer location questions without the
@@ -84,13 +85,19 @@ public struct PersonState: Hashable, Sendable {
     /// Where the record is, to be read by ``prefetch(at:)`` without taking a reference.
     var address: UnsafeRawPointer { UnsafeRawPointer(Unmanaged.passUnretained(self.box).toOpaque()) }
 
-    /// Reads a word of the record at `address` (see ``address``) from each part the nearby rules
-    /// read, without taking a reference (see ``PersonDirectory/friends(of:)``); the caller keeps
-    /// the record alive.
-    static func prefetch(at address: UnsafeRawPointer) -> Int {
-        Unmanaged<Box>.fromOpaque(address)._withUnsafeGuaranteedRef { box in
-            Int(box.fields.id.rawValue) &+ Int(box.fields.latest?.recordedAt.timeIntervalSinceReferenceDate ?? 0) &+ box.fields.zones.count
+    /// How much of a record the nearby rules read: from the object's header (its reference count)
+    /// through the sharing settings, the last field they use.
+    private static let nearbyExtent = 16 + (MemoryLayout<Fields>.offset(of: \Fields.friends) ?? MemoryLayout<Fields>.size)
+
+    /// Starts loading the cache lines of the record at `address` (see ``address``) that the nearby
+    /// rules read, without taking a reference (see ``PersonDirectory/friends(of:)``).
+    static func prefetch(at address: UnsafeRawPointer) {
+        var offset = 0
+        while offset < Self.nearbyExtent {
+            cmemory_prefetch(address + offset)
+            offset += 64
         }
+        cmemory_prefetch(address + (Self.nearbyExtent - 1))
     }
 
     /// The first (by id) of ``visiting(at:timeout:)``, without building the set.

@@ -1,3 +1,5 @@
+import CMemory
+
 /// People by id, for the lookups on the nearby path.
 ///
 /// User ids are small and dense (SQLite hands them out in order), so a person is one array index
@@ -124,26 +126,23 @@ public struct PersonDirectory: Sendable {
     public func friends(of id: UserID) -> MutualFriends? {
         guard let person = self[id] else { return nil }
         let oneWay = self.oneWay[id]
-        // First only read each friend's record: the reference counts taken below are atomic and
-        // would each wait for their record to arrive from memory; read first, the processor
-        // fetches many records at once (with a million people, most are not in any cache). In two
-        // passes of loads that do not wait on one another: the friends' slots, which hold their
-        // records' addresses, then the records.
-        var sink = 0
-        withUnsafeTemporaryAllocation(of: UnsafeRawPointer.self, capacity: person.friends.count) { records in
-            var n = 0
-            self.slots.withUnsafeBufferPointer { slots in
-                for friend in person.friends {
-                    let i = Int(friend.rawValue)
-                    guard i >= 0, i < slots.count, let record = slots[i]?.address else { continue }
-                    records[n] = record
-                    n += 1
-                }
+        // First ask for each friend's record: the reference counts taken below are atomic, and
+        // each would wait for its record to arrive from memory (with a million people most are in
+        // no cache), one after the other. Prefetches do not wait: the slots holding the records'
+        // addresses are all asked for at once, then the records, so they arrive together.
+        self.slots.withUnsafeBufferPointer { slots in
+            guard let base = slots.baseAddress else { return }
+            for friend in person.friends {
+                let i = Int(friend.rawValue)
+                if i >= 0, i < slots.count { cmemory_prefetch(base + i) }
             }
-            for k in 0..<n { sink &+= PersonState.prefetch(at: records[k]) }
+            for friend in person.friends {
+                let i = Int(friend.rawValue)
+                if i >= 0, i < slots.count, let record = slots[i]?.address { PersonState.prefetch(at: record) }
+            }
         }
         var friends: [PersonState] = []
-        friends.reserveCapacity(person.friends.count + (sink == .min ? 1 : 0))
+        friends.reserveCapacity(person.friends.count)
         for friend in person.friends where !person.blocks.contains(friend) && !(oneWay?.contains(friend) ?? false) {
             if let state = self[friend] { friends.append(state) }
         }
