@@ -118,7 +118,7 @@ public struct AreaGrid: Sendable {
     /// `.inside` if every cell the ellipse of radius `outer` meets is inside; `.outside` if none of
     /// them is inside or edge; `.uncertain` if the ellipse of radius `inner` meets both an inside
     /// cell and an outside one (or reaches past the grid); `nil` otherwise, or when the ellipse's
-    /// box spans more than `limit` cells. A shape lying between the two ellipses (the accuracy
+    /// box covers more than `limit` of the grid's cells. A shape lying between the two ellipses (the accuracy
     /// circle's circumscribed polygon) stands where the answer says.
     ///
     /// A circle is judged cell by cell, row by row: its bounding box's corners, which a box
@@ -131,7 +131,8 @@ public struct AreaGrid: Sendable {
         let r0 = Int(((centre.lat - outer * dLat - self.minLat) / self.cellHeight).rounded(.down))
         let r1 = Int(((centre.lat + outer * dLat - self.minLat) / self.cellHeight).rounded(.down))
         if c1 < 0 || r1 < 0 || c0 >= self.columns || r0 >= self.rows || self.cells.isEmpty { return .outside }
-        guard (c1 - c0 + 1) * (r1 - r0 + 1) <= limit else { return nil }
+        let rows = max(0, r0)...min(self.rows - 1, r1)
+        guard (min(self.columns - 1, c1) - max(0, c0) + 1) * rows.count <= limit else { return nil }
         let outsideBit: UInt8 = 1 << Cell.outside.rawValue, insideBit: UInt8 = 1 << Cell.inside.rawValue
         // Cells the outer ellipse meets, and cells the inner one meets; past the grid is outside.
         var seen: UInt8 = 0, met: UInt8 = 0
@@ -146,7 +147,7 @@ public struct AreaGrid: Sendable {
         // find; once the inner one has met both kinds, that is the answer.
         let mixed = { (bits: UInt8) in bits & insideBit != 0 && bits & ~insideBit != 0 }
         let decided: Bool = self.cells.withUnsafeBufferPointer { cells in
-            for r in max(0, r0)...min(self.rows - 1, r1) {
+            for r in rows {
                 // The row's nearest latitude to the centre, in metres.
                 let south = (self.minLat + Double(r) * self.cellHeight - centre.lat) / dLat
                 let north = south + self.cellHeight / dLat
@@ -172,7 +173,6 @@ public struct AreaGrid: Sendable {
         if decided { return .uncertain }
         if seen == insideBit { return .inside }
         if seen == outsideBit { return .outside }
-        if met & insideBit != 0, met & outsideBit != 0 { return .uncertain }
         return nil
     }
 
