@@ -4,8 +4,8 @@
 /// O(log n + k). It answers candidates; exact geometry decides.
 ///
 /// Every level lives in one flat array of nodes and the items' boxes in another, in tree order, so
-/// a search walks two buffers by index: no array of levels to copy (a reference count per node
-/// visited, most of a point lookup's time when the levels were separate arrays).
+/// a search walks two buffers by index, with no level's array copied (a reference count) for each
+/// node it visits.
 public struct BoxTree: Sendable {
     private struct Node: Sendable {
         var box: BoundingBox
