@@ -165,11 +165,13 @@ struct FenceIndexTests {
             #expect(grid.contains(ring[i]) == nil)
             #expect(grid.contains(Coordinate(lat: (ring[i - 1].lat + ring[i].lat) / 2, lon: (ring[i - 1].lon + ring[i].lon) / 2)) == nil)
         }
-        // A box straddling the fence is never called inside or outside.
-        #expect(grid.classify(BoundingBox(minLon: ring[3].lon - 1e-4, minLat: ring[3].lat - 1e-4, maxLon: ring[3].lon + 1e-4, maxLat: ring[3].lat + 1e-4)) == nil)
+        // A circle straddling the fence is never called inside or outside.
+        let straddling = grid.classify(ellipseAt: ring[3], inner: 10.9, outer: 11.1, degreesPerMetre: Geodesy.degreesPerMetre(at: ring[3].lat))
+        #expect(straddling != .inside && straddling != .outside)
         // Far away: outside without reading a cell.
         #expect(grid.contains(Coordinate(lat: 0, lon: 0)) == false)
-        #expect(grid.classify(BoundingBox(minLon: 0, minLat: 0, maxLon: 1, maxLat: 1)) == .outside)
+        #expect(grid.classify(ellipseAt: Coordinate(lat: 0.5, lon: 0.5), inner: 49_500, outer: 50_500,
+                              degreesPerMetre: Geodesy.degreesPerMetre(at: 0.5)) == .outside)
     }
 
     /// Accuracy circles are judged by the cells they meet: well inside, across the fence and away

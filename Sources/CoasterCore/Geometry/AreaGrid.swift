@@ -87,31 +87,6 @@ public struct AreaGrid: Sendable {
         }
     }
 
-    /// Where a box stands: `.inside` if every cell it touches is inside, `.outside` if none of
-    /// them is inside or edge, `nil` otherwise (or when it would read more than `limit` cells).
-    public func classify(_ box: BoundingBox, limit: Int = 256) -> Containment? {
-        let c0 = Int(((box.minLon - self.minLon) / self.cellWidth).rounded(.down))
-        let c1 = Int(((box.maxLon - self.minLon) / self.cellWidth).rounded(.down))
-        let r0 = Int(((box.minLat - self.minLat) / self.cellHeight).rounded(.down))
-        let r1 = Int(((box.maxLat - self.minLat) / self.cellHeight).rounded(.down))
-        // An empty grid (an area without edges) has nothing inside.
-        if c1 < 0 || r1 < 0 || c0 >= self.columns || r0 >= self.rows || self.cells.isEmpty { return .outside }
-        let clipped = c0 < 0 || r0 < 0 || c1 >= self.columns || r1 >= self.rows
-        let cs = max(0, c0)...min(self.columns - 1, c1), rs = max(0, r0)...min(self.rows - 1, r1)
-        guard cs.count * rs.count <= limit else { return nil }
-        var seen: UInt8 = 0
-        for r in rs {
-            for c in cs { seen |= 1 << self.cells[r * self.columns + c] }
-        }
-        // Beyond the grid is outside the area.
-        if clipped { seen |= 1 << Cell.outside.rawValue }
-        switch seen {
-        case 1 << Cell.inside.rawValue: return .inside
-        case 1 << Cell.outside.rawValue: return .outside
-        default: return nil
-        }
-    }
-
     /// Where an ellipse in degrees stands: the points whose offset from `centre`, in metres by
     /// `degreesPerMetre` (`Δlat / lat` north, `Δlon / lon` east), is within a radius.
     ///
@@ -121,8 +96,8 @@ public struct AreaGrid: Sendable {
     /// box covers more than `limit` of the grid's cells. A shape lying between the two ellipses (the accuracy
     /// circle's circumscribed polygon) stands where the answer says.
     ///
-    /// A circle is judged cell by cell, row by row: its bounding box's corners, which a box
-    /// classification has to read, would often reach an edge cell the circle itself never meets.
+    /// A circle is judged cell by cell, row by row: its bounding box's corners would often reach an
+    /// edge cell the circle itself never meets.
     public func classify(ellipseAt centre: Coordinate, inner: Double, outer: Double, degreesPerMetre: (lat: Double, lon: Double),
                          limit: Int = 4_096) -> Containment? {
         let (dLat, dLon) = degreesPerMetre
