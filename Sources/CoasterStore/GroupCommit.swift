@@ -41,13 +41,7 @@ final class GroupCommit: Sendable {
             let job = Job(
                 run: { db in
                     do {
-                        var value: T?
-                        try db.inSavepoint {
-                            value = try work(db)
-                            return .commit
-                        }
-                        // inSavepoint returned without throwing, so `work` returned.
-                        let result = value!
+                        let result = try Self.inSavepoint(db) { try work(db) }
                         return { error in
                             if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: result) }
                         }
@@ -87,6 +81,29 @@ final class GroupCommit: Sendable {
             // Behind any other write that queued meanwhile: groups do not starve other writers.
             if more { self.schedule() }
         }
+    }
+
+    /// Runs `work` in a savepoint of the group's transaction, rolled back if it throws.
+    ///
+    /// GRDB's `inSavepoint` compiles its `SAVEPOINT` and `RELEASE` anew each time, which cost a
+    /// fix request more than any statement of the fix itself; these are prepared once per
+    /// connection. GRDB still sees them begin and end the savepoint (a statement's effect on the
+    /// transaction is read when it is prepared), and once SQLite has dropped the transaction
+    /// (SQLITE_FULL) GRDB refuses them, so the write fails like every statement after it.
+    private static func inSavepoint<T>(_ db: Database, _ work: () throws -> T) throws -> T {
+        try db.cachedStatement(sql: "SAVEPOINT group_commit").execute()
+        let value: T
+        do {
+            value = try work()
+        } catch {
+            // Undo the write's changes, then forget the savepoint (ROLLBACK TO keeps it).
+            // Either can fail only when the transaction is gone, which the group then finds.
+            try? db.cachedStatement(sql: "ROLLBACK TO SAVEPOINT group_commit").execute()
+            try? db.cachedStatement(sql: "RELEASE SAVEPOINT group_commit").execute()
+            throw error
+        }
+        try db.cachedStatement(sql: "RELEASE SAVEPOINT group_commit").execute()
+        return value
     }
 
     private static func commit(_ jobs: [Job], _ db: Database) {
