@@ -77,6 +77,33 @@ struct FenceIndexTests {
         }
     }
 
+    /// Every zone an accuracy circle meets is listed, against each zone of the park tested with
+    /// GEOS: the index finds its candidate zones in the cells of a grid over the park, and a zone
+    /// missed there would be missing here. Circles of 3 m to 400 m, around and across each park.
+    @Test func circlesFindEveryZoneTheyMeet() throws {
+        let parks = Self.parks.map(\.park), zones = Self.parks.flatMap(\.zones)
+        let exact = try FenceIndex(parks: parks, zones: zones, replicas: 1, centreFirst: false, grids: false)
+        let context = GEOSContext()
+        var generator = SeededGenerator(seed: 11)
+        var met = 0, several = 0
+        for definition in Self.parks {
+            let geometries = try definition.zones.map { (id: $0.id, geometry: try context.geometry($0.area).prepared()) }
+            let box = try #require(definition.park.boundary.boundingBox)
+            for _ in 0..<400 {
+                let p = Coordinate(lat: .random(in: box.minLat - 0.002...box.maxLat + 0.002, using: &generator),
+                                   lon: .random(in: box.minLon - 0.002...box.maxLon + 0.002, using: &generator))
+                let accuracy = ([3, 10, 25, 60, 150, 400] as [Double]).randomElement(using: &generator)!
+                guard let hit = exact.locate(p, accuracy: accuracy).first(where: { $0.id == definition.park.id }) else { continue }
+                let circle = try context.geometry(Polygon(rings: [Geodesy.circumscribedCircle(center: p, radius: accuracy)]))
+                let expected = try Set(geometries.filter { try $0.geometry.intersects(circle) }.map(\.id))
+                #expect(Set(hit.zones.map(\.id)) == expected, "at \(p) ± \(accuracy) m")
+                met += expected.count
+                if expected.count > 1 { several += 1 }
+            }
+        }
+        #expect(met > 500 && several > 100, "\(met) zones met, \(several) circles meeting several")
+    }
+
     /// The centre-first shortcut gives exactly the answers of testing the accuracy circle itself:
     /// random positions around each real park (many near its fence and zones), random accuracies.
     @Test func centreFirstAnswersLikeTheCircleTest() throws {

@@ -150,6 +150,53 @@ struct BoxTreeTests {
     }
 }
 
+@Suite("Boxes by grid cell")
+struct BoxCellsTests {
+    /// Every box of the group that meets the query, each exactly once (a box spans many cells, a
+    /// query many more), whatever the groups' shapes: empty, one point, a thin line, wide.
+    @Test(arguments: [1, 2, 40, 600])
+    func forEachAgreesWithBruteForce(perGroup: Int) {
+        var generator = SeededGenerator(seed: UInt64(perGroup) + 7)
+        var boxes: [BoundingBox] = []
+        var groups: [[Int]] = []
+        for shape in 0..<5 {
+            var members: [Int] = []
+            for _ in 0..<(shape == 4 ? 0 : perGroup) {
+                let x = shape == 1 ? 3.0 : Double.random(in: -2...2, using: &generator)
+                let y = shape == 1 ? 4.0 : shape == 2 ? 1.0 : Double.random(in: -2...2, using: &generator)
+                let w = shape == 1 ? 0 : Double.random(in: 0...(shape == 3 ? 2 : 0.2), using: &generator)
+                let h = shape == 1 || shape == 2 ? 0 : Double.random(in: 0...0.2, using: &generator)
+                members.append(boxes.count)
+                boxes.append(BoundingBox(minLon: x, minLat: y, maxLon: x + w, maxLat: y + h))
+            }
+            groups.append(members)
+        }
+        let cells = BoxCells(boxes: boxes, groups: groups)
+        var found = 0
+        for _ in 0..<300 {
+            let x = Double.random(in: -3...4, using: &generator), y = Double.random(in: -3...5, using: &generator)
+            let size = [0, 0.001, 0.05, 0.5, 8].randomElement(using: &generator)!
+            let query = BoundingBox(minLon: x, minLat: y, maxLon: x + size, maxLat: y + size)
+            for (g, members) in groups.enumerated() {
+                var seen: [Int] = []
+                cells.forEach(inGroup: g, meeting: query) { seen.append($0) }
+                #expect(seen.sorted() == members.filter { boxes[$0].intersects(query) }, "group \(g), query \(query)")
+                found += seen.count
+            }
+            // A query exactly on a point group's point, and one touching a box's corner.
+            for (g, members) in groups.enumerated() {
+                guard let m = members.first else { continue }
+                let corner = BoundingBox(minLon: boxes[m].maxLon, minLat: boxes[m].maxLat, maxLon: boxes[m].maxLon + 1, maxLat: boxes[m].maxLat + 1)
+                var seen: [Int] = []
+                cells.forEach(inGroup: g, meeting: corner) { seen.append($0) }
+                #expect(seen.sorted() == members.filter { boxes[$0].intersects(corner) })
+                #expect(seen.contains(m))
+            }
+        }
+        #expect(found > 0)
+    }
+}
+
 @Suite("Geodesy against GeographicLib")
 struct GeodesyReferenceTests {
     /// 400 pairs from GeographicLib (tools/geodesy/make-reference): park-scale, regional, global

@@ -28,9 +28,9 @@ public struct ParkHit: Hashable, Sendable {
     public var zones: [ZoneHit]
 }
 
-/// The in-memory geofence index: parks and zones as prepared GEOS geometries behind bounding-box
-/// trees. Built from the store at start and rebuilt (then swapped) after each import; the store is
-/// the source of truth.
+/// The in-memory geofence index: parks and zones as prepared GEOS geometries, found through a
+/// bounding-box tree of the parks and, within each park, a grid of its zones' boxes. Built from the
+/// store at start and rebuilt (then swapped) after each import; the store is the source of truth.
 ///
 /// Immutable once built, so it is shared freely. GEOS objects are not thread-safe, so the index keeps
 /// one replica of its prepared geometries per core, each behind its own lock; a lookup takes
@@ -80,7 +80,8 @@ public final class FenceIndex: Sendable {
     private let parkByID: [ParkID: Int]
     private let zoneByID: [ZoneID: Int]
     private let parkTree: BoxTree
-    private let zoneTree: BoxTree
+    /// Each park's zones by the cells of a grid over the park (``BoxCells``).
+    private let zoneCells: BoxCells
     /// The same areas rasterised (`parkGrids[i]` is `parkEntries[i]`'s): most lookups end here.
     private let parkGrids: [AreaGrid]
     private let zoneGrids: [AreaGrid]
@@ -150,7 +151,9 @@ public final class FenceIndex: Sendable {
         self.parkByID = parkIndex
         self.zoneByID = Dictionary(zoneEntries.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { a, _ in a })
         self.parkTree = BoxTree(parkEntries.map(\.box))
-        self.zoneTree = BoxTree(zoneEntries.map(\.box))
+        var zonesOfPark = [[Int]](repeating: [], count: parkEntries.count)
+        for (z, zone) in zoneEntries.enumerated() { zonesOfPark[zone.park].append(z) }
+        self.zoneCells = BoxCells(boxes: zoneEntries.map(\.box), groups: zonesOfPark)
         self.parkGrids = grids ? parkAreas.map { AreaGrid($0) } : []
         self.zoneGrids = grids ? zoneAreas.map { AreaGrid($0) } : []
         self.vertexCount = parkAreas.reduce(0) { $0 + $1.vertexCount } + zoneAreas.reduce(0) { $0 + $1.vertexCount }
@@ -227,11 +230,10 @@ public final class FenceIndex: Sendable {
             }
         }
         guard parks.count > 0 else { return [] }
+        // Only the zones of the candidate parks, found in the cells of each park's grid.
         self.zoneGrids.withUnsafeBufferPointer { zoneGrids in
-            self.zoneParks.withUnsafeBufferPointer { zoneParks in
-                self.zoneTree.search(query) { z in
-                    let park = zoneParks[z]
-                    guard parks.contains(where: { $0.area == park }) else { return }
+            for i in parks.indices {
+                self.zoneCells.forEach(inGroup: parks[i].area, meeting: query) { z in
                     let c = judge(z, of: zoneGrids)
                     if c != .outside { zones.append(Verdict(area: z, containment: c)) }
                 }
