@@ -42,6 +42,27 @@ struct NearbyRulesTests {
     /// Only friends both ways, blocked neither way, are listed, whatever the directory holds: a
     /// one-way friend, a blocked one and a stranger standing beside the viewer are not; the one-way
     /// friend is once they list the viewer back.
+    /// Nearest first, ties (shared buckets) by username, park-only (no distance) last: every
+    /// answer kept whole, whatever permutation the sort takes (cycles of every length, none).
+    @Test func answersComeNearestFirstThenByUsername() {
+        var g = SeededGenerator(seed: 5)
+        for count in [0, 1, 2, 3, 7, 34, 120] {
+            for _ in 0..<20 {
+                var people = (0..<count).map { i in
+                    NearbyPerson(id: UserID(Int64(i)), username: "user\(UInt32.random(in: 0...UInt32.max, using: &g))-\(i)", displayName: "U \(i)",
+                                 distance: [10, 20, 50, 150, nil].randomElement(using: &g)!, age: Double(i * 60), precision: .exact,
+                                 park: nil, zone: nil)
+                }
+                let expected = people.sorted { a, b in
+                    let da = a.distance ?? .infinity, db = b.distance ?? .infinity
+                    return da != db ? da < db : a.username < b.username
+                }
+                NearbyRules.sortNearestFirst(&people)
+                #expect(people == expected)
+            }
+        }
+    }
+
     @Test func onlyMutualUnblockedFriendsAreListed() {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let here = Coordinate(lat: 41.481656, lon: -82.688132)

@@ -286,7 +286,8 @@ public struct NearbyRules: Sendable {
                                         distance: nil, age: age, precision: .parkOnly, park: shared, zone: nil))
             }
         }
-        return .success(Self.ordered(out))
+        Self.sortNearestFirst(&out)
+        return .success(out)
     }
 
     /// People who opted in to being discoverable, visiting a park the viewer is visiting, within
@@ -311,7 +312,8 @@ public struct NearbyRules: Sendable {
                                     distance: DistanceBuckets.bucket(d), age: (now.timeIntervalSince(fix.recordedAt) / 60).rounded(.down) * 60,
                                     precision: .approximate, park: park, zone: nil))
         }
-        return .success(Self.ordered(out))
+        Self.sortNearestFirst(&out)
+        return .success(out)
     }
 
     /// Friends on a visit to `park` now, as their sharing allows, by username.
@@ -378,8 +380,8 @@ public struct NearbyRules: Sendable {
     }
 
     /// Nearest first, then by username: sorts positions, then moves each answer once.
-    static func ordered(_ people: [NearbyPerson]) -> [NearbyPerson] {
-        guard people.count > 1 else { return people }
+    static func sortNearestFirst(_ people: inout [NearbyPerson]) {
+        guard people.count > 1 else { return }
         // Sorted by index over the distances alone, usernames read only to break ties: comparing
         // whole answers would copy two of them per comparison.
         let distances = people.map { $0.distance ?? .infinity }
@@ -389,6 +391,24 @@ public struct NearbyRules: Sendable {
                 order.sort { a, b in d[a] != d[b] ? d[a] < d[b] : p[a].username < p[b].username }
             }
         }
-        return order.map { people[$0] }
+        // Then the answers are moved into that order in place, a cycle of the permutation at a
+        // time: a sorted copy took and dropped a reference on each answer's strings.
+        people.withUnsafeMutableBufferPointer { answers in
+            let base = answers.baseAddress!
+            // Position k takes the answer at order[k], then order[k] becomes k (placed); the
+            // first answer of each cycle waits in `held` until the cycle closes.
+            for start in answers.indices where order[start] != start {
+                let held = (base + start).move()
+                var k = start
+                while order[k] != start {
+                    let from = order[k]
+                    (base + k).moveInitialize(from: base + from, count: 1)
+                    order[k] = k
+                    k = from
+                }
+                (base + k).initialize(to: held)
+                order[k] = k
+            }
+        }
     }
 }
