@@ -30,7 +30,26 @@ struct Engine: ParsableCommand {
     @Option(help: "Calls per measurement.")
     var calls = 100_000
 
+    @Option(help: """
+        Operations to time, comma-separated: fence (lookup with 10 m accuracy), point, nearby, decide, \
+        waits. All by default; one alone is what a profiler should watch.
+        """)
+    var only = Engine.operations.joined(separator: ",")
+
+    static let operations = ["fence", "point", "nearby", "decide", "waits"]
+
+    /// The operations `--only` names.
+    private var selected: Set<String> { Set(self.only.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }) }
+
+    func validate() throws {
+        let unknown = self.selected.subtracting(Self.operations)
+        guard unknown.isEmpty else {
+            throw ValidationError("unknown operation(s) \(unknown.sorted().joined(separator: ", ")) in --only; choose from \(Self.operations.joined(separator: ", "))")
+        }
+    }
+
     func run() throws {
+        let selected = self.selected
         print("| users | operation | calls/s | p50 µs | p99 µs | note |")
         print("|---|---|---|---|---|---|")
         for count in self.users.split(separator: ",").compactMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) {
@@ -42,67 +61,77 @@ struct Engine: ParsableCommand {
             let friends = w.people.values.reduce(0) { $0 + $1.friends.count } / max(1, w.people.count)
             print("| \(count) | world | | | | \(w.parks.count) parks, \(w.zones.count) ride zones, \(friends) friends/user avg, generated in \(String(format: "%.1f", built)) s; RSS \(rss) MiB |")
 
-            var i = 0
             let probes = w.probes
-            let fence = Self.measure(self.calls) {
-                let p = probes[i % probes.count]
-                i += 1
-                return index.locate(Coordinate(lat: p.lat, lon: p.lon), accuracy: p.accuracy!).count
+            if selected.contains("fence") {
+                var i = 0
+                let fence = Self.measure(self.calls) {
+                    let p = probes[i % probes.count]
+                    i += 1
+                    return index.locate(Coordinate(lat: p.lat, lon: p.lon), accuracy: p.accuracy!).count
+                }
+                print("| \(count) | fence lookup, accuracy 10 m | \(fence.rate) | \(fence.p50) | \(fence.p99) | 55 % in ride zones |")
             }
-            print("| \(count) | fence lookup, accuracy 10 m | \(fence.rate) | \(fence.p50) | \(fence.p99) | 55 % in ride zones |")
-            var m = 0
-            let point = Self.measure(self.calls) {
-                let p = probes[m % probes.count]
-                m += 1
-                return index.locate(Coordinate(lat: p.lat, lon: p.lon)).count
+            if selected.contains("point") {
+                var m = 0
+                let point = Self.measure(self.calls) {
+                    let p = probes[m % probes.count]
+                    m += 1
+                    return index.locate(Coordinate(lat: p.lat, lon: p.lon)).count
+                }
+                print("| \(count) | fence lookup, point (PostGIS's query) | \(point.rate) | \(point.p50) | \(point.p99) | same probes, no accuracy |")
             }
-            print("| \(count) | fence lookup, point (PostGIS's query) | \(point.rate) | \(point.p50) | \(point.p99) | same probes, no accuracy |")
 
-            let rules = NearbyRules()
-            let ids = Array(w.people.keys).sorted()
-            var g = SeededGenerator(seed: self.seed &+ 1)
-            let askers = (0..<10_000).map { _ in ids.randomElement(using: &g)! }
-            var j = 0
-            var found = 0
-            // The service's directory (`PersonDirectory`); each call gathers the asker's friends
-            // from it, as the server does under its lock, then applies the rules.
-            let loading = Date()
-            let directory = PersonDirectory(ids.map { w.people[$0]! })
-            let loaded = Date().timeIntervalSince(loading)
-            let nearby = Self.measure(min(self.calls, 50_000)) {
-                let friends = directory.friends(of: askers[j % askers.count])!
-                j += 1
-                guard case .success(let list) = rules.friendsNearby(friends, radius: 500, now: Date(), index: index)
-                else { return 0 }
-                found += list.count
-                return list.count
+            if selected.contains("nearby") {
+                let rules = NearbyRules()
+                let ids = Array(w.people.keys).sorted()
+                var g = SeededGenerator(seed: self.seed &+ 1)
+                let askers = (0..<10_000).map { _ in ids.randomElement(using: &g)! }
+                var j = 0
+                var found = 0
+                // The service's directory (`PersonDirectory`); each call gathers the asker's friends
+                // from it, as the server does under its lock, then applies the rules.
+                let loading = Date()
+                let directory = PersonDirectory(ids.map { w.people[$0]! })
+                let loaded = Date().timeIntervalSince(loading)
+                let nearby = Self.measure(min(self.calls, 50_000)) {
+                    let friends = directory.friends(of: askers[j % askers.count])!
+                    j += 1
+                    guard case .success(let list) = rules.friendsNearby(friends, radius: 500, now: Date(), index: index)
+                    else { return 0 }
+                    found += list.count
+                    return list.count
+                }
+                print("| \(count) | nearby friends, 500 m | \(nearby.rate) | \(nearby.p50) | \(nearby.p99) | \(String(format: "%.1f", Double(found) / Double(nearby.calls))) friends found per query; directory loaded in \(String(format: "%.1f", loaded)) s |")
             }
-            print("| \(count) | nearby friends, 500 m | \(nearby.rate) | \(nearby.p50) | \(nearby.p99) | \(String(format: "%.1f", Double(found) / Double(nearby.calls))) friends found per query; directory loaded in \(String(format: "%.1f", loaded)) s |")
 
-            let pipeline = FixPipeline()
-            var state = TrackState()
-            var k = 0
-            let decide = Self.measure(self.calls) {
-                let p = probes[k % probes.count]
-                k += 1
-                state = TrackState()
-                var fix = p
-                fix.recordedAt = Date()
-                if case .accepted = pipeline.process(fix, state: &state, index: index, now: Date()) { return 1 }
-                return 0
+            if selected.contains("decide") {
+                let pipeline = FixPipeline()
+                var state = TrackState()
+                var k = 0
+                let decide = Self.measure(self.calls) {
+                    let p = probes[k % probes.count]
+                    k += 1
+                    state = TrackState()
+                    var fix = p
+                    fix.recordedAt = Date()
+                    if case .accepted = pipeline.process(fix, state: &state, index: index, now: Date()) { return 1 }
+                    return 0
+                }
+                print("| \(count) | fix pipeline decide | \(decide.rate) | \(decide.p50) | \(decide.p99) | plausibility + locate + transitions |")
             }
-            print("| \(count) | fix pipeline decide | \(decide.rate) | \(decide.p50) | \(decide.p99) | plausibility + locate + transitions |")
 
-            let estimator = WaitEstimator()
-            let now = Date()
-            let observations = (0..<20).map { n in
-                WaitObservation(user: UserID(Int64(n)), minutes: Double(30 + n % 7), at: now.addingTimeInterval(-Double(n) * 120), source: .crowd)
+            if selected.contains("waits") {
+                let estimator = WaitEstimator()
+                let now = Date()
+                let observations = (0..<20).map { n in
+                    WaitObservation(user: UserID(Int64(n)), minutes: Double(30 + n % 7), at: now.addingTimeInterval(-Double(n) * 120), source: .crowd)
+                }
+                let model = PostedModel(intercept: 3, slope: 0.7, pairs: 100, lowFactor: 0.8, highFactor: 1.2)
+                let estimate = Self.measure(self.calls) {
+                    Int(estimator.estimate(observations: observations, posted: PostedWait(minutes: 45, at: now), model: model, now: now).minutes ?? 0)
+                }
+                print("| \(count) | wait estimator, 20 reports | \(estimate.rate) | \(estimate.p50) | \(estimate.p99) | |")
             }
-            let model = PostedModel(intercept: 3, slope: 0.7, pairs: 100, lowFactor: 0.8, highFactor: 1.2)
-            let estimate = Self.measure(self.calls) {
-                Int(estimator.estimate(observations: observations, posted: PostedWait(minutes: 45, at: now), model: model, now: now).minutes ?? 0)
-            }
-            print("| \(count) | wait estimator, 20 reports | \(estimate.rate) | \(estimate.p50) | \(estimate.p99) | |")
         }
     }
 
