@@ -231,6 +231,30 @@ struct FenceIndexTests {
         #expect(index.locate(Geodesy.destination(from: center, azimuth: 90, distance: 100), accuracy: 10).first?.containment == .inside)
     }
 
+    /// Two parks side by side, a ride in each beside the shared fence: a circle over the fence meets
+    /// both parks, and each ride is listed under its own park only.
+    @Test func eachZoneIsFiledUnderItsOwnPark() throws {
+        func square(_ minLon: Double, _ minLat: Double, _ size: Double) -> MultiPolygon {
+            MultiPolygon(polygons: [Polygon(rings: [[
+                Coordinate(lat: minLat, lon: minLon), Coordinate(lat: minLat, lon: minLon + size),
+                Coordinate(lat: minLat + size, lon: minLon + size), Coordinate(lat: minLat + size, lon: minLon),
+                Coordinate(lat: minLat, lon: minLon),
+            ]])])
+        }
+        let west = Park(id: "west", name: "West", timeZone: "UTC", attribution: nil, boundary: square(-0.01, 0, 0.01))
+        let east = Park(id: "east", name: "East", timeZone: "UTC", attribution: nil, boundary: square(0, 0, 0.01))
+        let zones = [
+            Zone(id: ZoneID(park: "west", slug: "a"), park: "west", kind: .ride, name: "A", ride: nil, area: square(-0.0004, 0.005, 0.0003)),
+            Zone(id: ZoneID(park: "east", slug: "b"), park: "east", kind: .ride, name: "B", ride: nil, area: square(0.0001, 0.005, 0.0003)),
+        ]
+        for grids in [true, false] {
+            let index = try FenceIndex(parks: [west, east], zones: zones, replicas: 1, centreFirst: true, grids: grids)
+            let hits = index.locate(Coordinate(lat: 0.00515, lon: 0), accuracy: 60)
+            #expect(hits.map(\.id) == ["east", "west"])
+            #expect(hits.map { $0.zones.map(\.id) } == [[ZoneID(park: "east", slug: "b")], [ZoneID(park: "west", slug: "a")]])
+        }
+    }
+
     @Test func concurrentLookupsAgree() async throws {
         let p = Coordinate(lat: 41.481656, lon: -82.688132)
         let expected = Self.index.locate(p, accuracy: 5)

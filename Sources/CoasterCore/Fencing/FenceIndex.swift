@@ -245,20 +245,19 @@ public final class FenceIndex: Sendable {
             else { return [] }
         }
         var hits: [ParkHit] = []
-        // The park (its index) of each hit, to file the zones under.
-        var hitParks = Verdicts()
         for i in parks.indices {
             guard let c = parks[i].containment, c != .outside else { continue }
-            let entry = self.parkEntries[parks[i].area]
-            hits.append(ParkHit(id: entry.id, name: entry.name, containment: c, zones: []))
-            hitParks.append(parks[i])
-        }
-        for i in zones.indices {
-            guard let c = zones[i].containment, c != .outside else { continue }
-            let park = self.zoneParks[zones[i].area]
-            guard let h = hitParks.firstIndex(where: { $0.area == park }) else { continue }
-            let entry = self.zoneEntries[zones[i].area]
-            hits[h].zones.append(ZoneHit(id: entry.id, kind: entry.kind, name: entry.name, ride: entry.ride, containment: c))
+            let park = parks[i].area
+            // The park's zones, gathered before its hit is made: filing them into the hit after
+            // it is in the array would check that array and the hit's own for sharing each time.
+            var zoneHits: [ZoneHit] = []
+            for j in zones.indices where self.zoneParks[zones[j].area] == park {
+                guard let zc = zones[j].containment, zc != .outside else { continue }
+                let entry = self.zoneEntries[zones[j].area]
+                zoneHits.append(ZoneHit(id: entry.id, kind: entry.kind, name: entry.name, ride: entry.ride, containment: zc))
+            }
+            let entry = self.parkEntries[park]
+            hits.append(ParkHit(id: entry.id, name: entry.name, containment: c, zones: zoneHits))
         }
         if hits.count > 1 { hits.sort(by: Self.order) }
         for i in hits.indices where hits[i].zones.count > 1 { hits[i].zones.sort(by: Self.order) }
