@@ -201,6 +201,39 @@ struct FenceIndexTests {
                               degreesPerMetre: Geodesy.degreesPerMetre(at: 0.5)) == .outside)
     }
 
+    /// A point in an edge cell is decided by the even-odd rule over its row's edges exactly as GEOS
+    /// decides it, and left undecided only within a hair of an edge: points 0–30 m from every park's
+    /// and zone's vertices and edge midpoints, and points a few hair-widths off an edge.
+    @Test func edgeCellsAnswerLikeGEOS() throws {
+        let context = GEOSContext()
+        var generator = SeededGenerator(seed: 21)
+        var decided = 0, undecided = 0
+        for area in Self.parks.map(\.park.boundary) + Self.parks.flatMap(\.zones).map(\.area) {
+            let grid = AreaGrid(area)
+            let exact = try context.geometry(area).prepared()
+            let ring = area.polygons[0].exterior
+            for i in 1..<ring.count {
+                let a = ring[i - 1], b = ring[i]
+                let middle = Coordinate(lat: (a.lat + b.lat) / 2, lon: (a.lon + b.lon) / 2)
+                // Across the edge at its middle, 1 cm to 1 m either side (the margin is about 1 cm).
+                let (dx, dy) = (b.lon - a.lon, b.lat - a.lat)
+                let length = (dx * dx + dy * dy).squareRoot()
+                var probes = [Geodesy.destination(from: b, azimuth: .random(in: 0..<360, using: &generator), distance: .random(in: 0...30, using: &generator))]
+                for offset in [-1e-5, -3e-7, 3e-7, 1e-5] where length > 0 {
+                    probes.append(Coordinate(lat: middle.lat + offset * dx / length, lon: middle.lon - offset * dy / length))
+                }
+                for p in probes {
+                    guard let answer = grid.contains(p) else { undecided += 1; continue }
+                    #expect(answer == (try exact.covers(try context.point(p))), "at \(p)")
+                    decided += 1
+                }
+            }
+            // On the boundary itself the rule never answers: exact geometry does.
+            for c in ring { #expect(grid.contains(c) == nil) }
+        }
+        #expect(decided > 20 * undecided, "\(decided) decided, \(undecided) left to GEOS")
+    }
+
     /// Accuracy circles are judged by the cells they meet: well inside, across the fence and away
     /// from it, a circle that fits the grid is decided without exact geometry.
     @Test func gridsJudgeCircles() throws {

@@ -5,7 +5,9 @@
 /// or a few bytes; only positions in or near an edge cell need exact geometry, and the grid says so
 /// by answering `nil`. The grid is conservative: a cell is an edge cell if any edge comes within a
 /// hair (``margin``) of it, and the grid reaches one cell beyond the area's box on every side, so a
-/// point on the boundary is always in an edge cell, never answered from the grid.
+/// point on the boundary is always in an edge cell, never answered from the cell alone. A point in
+/// an edge cell is decided by the even-odd rule over the edges that cross its row, unless it lies
+/// within a hair of one of them.
 public struct AreaGrid: Sendable {
     enum Cell: UInt8 {
         case outside = 0, inside = 1, edge = 2
@@ -18,6 +20,10 @@ public struct AreaGrid: Sendable {
     private let columns: Int
     private let rows: Int
     private let cells: [UInt8]
+    /// Row `r`'s edges, for points in its edge cells: `rowEdges[rowStarts[r] ..< rowStarts[r + 1]]`
+    /// are the segments reaching within ``margin`` of the row.
+    private let rowStarts: [Int32]
+    private let rowEdges: [Segment]
 
     /// How far (degrees, about 1 cm) an edge may pass from a cell and still mark it.
     static let margin = 1e-7
@@ -29,6 +35,7 @@ public struct AreaGrid: Sendable {
         guard let box = area.boundingBox, !segments.isEmpty else {
             self.minLon = 0; self.minLat = 0; self.cellWidth = 1; self.cellHeight = 1
             self.columns = 0; self.rows = 0; self.cells = []
+            self.rowStarts = [0]; self.rowEdges = []
             return
         }
         let n = side ?? min(128, max(16, Int(Double(area.vertexCount).squareRoot() * 8)))
@@ -73,9 +80,24 @@ public struct AreaGrid: Sendable {
             }
         }
         self.cells = cells
+        var rowStarts: [Int32] = [0], rowEdges: [Segment] = []
+        var byRow = [[Segment]](repeating: [], count: self.rows)
+        for s in segments {
+            let r0 = max(0, Int(((min(s.y1, s.y2) - Self.margin) - self.minLat) / height))
+            let r1 = min(self.rows - 1, Int(((max(s.y1, s.y2) + Self.margin) - self.minLat) / height))
+            guard r0 <= r1 else { continue }
+            for r in r0...r1 { byRow[r].append(s) }
+        }
+        for row in byRow {
+            rowEdges.append(contentsOf: row)
+            rowStarts.append(Int32(rowEdges.count))
+        }
+        self.rowStarts = rowStarts
+        self.rowEdges = rowEdges
     }
 
-    /// Whether the point is in the area (boundary included): `nil` when it is in an edge cell.
+    /// Whether the point is in the area (boundary included): `nil` when it lies within ``margin``
+    /// of an edge, where exact geometry must decide.
     public func contains(_ p: Coordinate) -> Bool? {
         let fx = (p.lon - self.minLon) / self.cellWidth
         let fy = (p.lat - self.minLat) / self.cellHeight
@@ -83,7 +105,33 @@ public struct AreaGrid: Sendable {
         switch self.cells[Int(fy) * self.columns + Int(fx)] {
         case Cell.inside.rawValue: return true
         case Cell.outside.rawValue: return false
-        default: return nil
+        default: return self.containsNearEdges(p, row: Int(fy))
+        }
+    }
+
+    /// The even-odd rule for a point in an edge cell of `row`, over the segments filed under that
+    /// row, or `nil` within ``margin`` of one of them.
+    ///
+    /// Every segment that crosses the point's latitude, and every one within ``margin`` of the
+    /// point, reaches the row, so the row's list is enough. A point farther than ``margin`` from
+    /// every segment is off the boundary by far more than rounding, and each crossing it counts lies
+    /// at least that far east or west of it: the answer is exact geometry's.
+    func containsNearEdges(_ p: Coordinate, row: Int) -> Bool? {
+        let x = p.lon, y = p.lat
+        let margin = Self.margin
+        return self.rowStarts.withUnsafeBufferPointer { starts in
+            self.rowEdges.withUnsafeBufferPointer { edges in
+                var inside = false
+                for i in Int(starts[row])..<Int(starts[row + 1]) {
+                    let s = edges[i]
+                    if x >= min(s.x1, s.x2) - margin, x <= max(s.x1, s.x2) + margin, y >= min(s.y1, s.y2) - margin,
+                       y <= max(s.y1, s.y2) + margin, s.distanceSquared(x: x, y: y) <= margin * margin {
+                        return nil
+                    }
+                    if (s.y1 > y) != (s.y2 > y), s.x1 + (y - s.y1) / (s.y2 - s.y1) * (s.x2 - s.x1) > x { inside.toggle() }
+                }
+                return inside
+            }
         }
     }
 
@@ -166,6 +214,15 @@ public struct AreaGrid: Sendable {
 
     struct Segment {
         var x1, y1, x2, y2: Double
+
+        /// The squared distance (degrees²) from (x, y) to the segment.
+        func distanceSquared(x: Double, y: Double) -> Double {
+            let dx = self.x2 - self.x1, dy = self.y2 - self.y1
+            let length = dx * dx + dy * dy
+            let t = length > 0 ? min(1, max(0, ((x - self.x1) * dx + (y - self.y1) * dy) / length)) : 0
+            let ex = self.x1 + t * dx - x, ey = self.y1 + t * dy - y
+            return ex * ex + ey * ey
+        }
 
         /// Whether the segment meets the closed rectangle (Liang–Barsky clipping).
         func meets(minX: Double, minY: Double, maxX: Double, maxY: Double) -> Bool {
