@@ -211,11 +211,21 @@ public final class FenceIndex: Sendable {
         let outer = radius * 1.01, inner = radius * 0.99
         // The grids are read through buffer pointers: an element of an array read the usual way is
         // a copy, and a grid's copy is a reference count up and down on its cells.
+        // For circles the cells cannot judge, distances in degrees from the centre to the nearest
+        // edge: within `crossing` (under 98 % of the radius, however the degrees run) an edge lies
+        // inside the circumscribed polygon, which then crosses the fence; past `clearance` is
+        // exact geometry's centre-first test (see `decideExactly`).
+        let crossing = radius * 0.98 * min(degreesPerMetre.lat, degreesPerMetre.lon)
+        let clearance = self.centreFirst && radius > 0
+            ? Self.centreFirstReach(radius) * max(degreesPerMetre.lat, degreesPerMetre.lon) : 0
         func judge(_ area: Int, of grids: UnsafeBufferPointer<AreaGrid>) -> Containment? {
             // No grids at all when the index was built without them.
             guard useGrids else { return nil }
             if radius > 0 {
-                return grids[area].classify(ellipseAt: position, inner: inner, outer: outer, degreesPerMetre: degreesPerMetre)
+                if let c = grids[area].classify(ellipseAt: position, inner: inner, outer: outer, degreesPerMetre: degreesPerMetre) {
+                    return c
+                }
+                return grids[area].classify(centre: position, crossing: crossing, clearance: clearance)
             }
             return grids[area].contains(position).map { $0 ? .inside : .outside }
         }
@@ -310,8 +320,7 @@ public final class FenceIndex: Sendable {
         // Degrees to metres, conservatively: a planar distance d in degrees is at least d / max(dLat, dLon) metres.
         let (dLat, dLon) = Geodesy.degreesPerMetre(at: position.lat)
         let degreesPerMetre = max(dLat, dLon)
-        // The circle is tested as a circumscribed 32-gon; past this reach (metres) it cannot touch a boundary.
-        let reach = radius / cos(Double.pi / 32) * 1.02
+        let reach = Self.centreFirstReach(radius)
         return self.withReplica { replica -> Bool in
             do {
                 let point = try replica.context.point(position)
@@ -344,6 +353,10 @@ public final class FenceIndex: Sendable {
             }
         }
     }
+
+    /// The circle is tested as a circumscribed 32-gon; farther than this (metres) from its centre,
+    /// with 2 % to spare, it cannot touch a boundary.
+    private static func centreFirstReach(_ radius: Double) -> Double { radius / cos(Double.pi / 32) * 1.02 }
 
     private static func order(_ a: ParkHit, _ b: ParkHit) -> Bool {
         (a.containment == .inside ? 0 : 1, a.name, a.id.rawValue) < (b.containment == .inside ? 0 : 1, b.name, b.id.rawValue)

@@ -199,6 +199,46 @@ public struct AreaGrid: Sendable {
         return nil
     }
 
+    /// For a circle the cells cannot judge, from the distance between its centre and the nearest
+    /// edge (degrees, in the plane): `.uncertain` when an edge comes within `crossing` of the
+    /// centre, the centre's side when none comes within `clearance`, `nil` in between (or when the
+    /// rows to read are more than `rowLimit`).
+    ///
+    /// A boundary point well inside the circle has both the area and its outside next to it, both
+    /// in the circle: the circle crosses the fence. Past `clearance` this is exact geometry's
+    /// centre-first test: the circle lies wholly on its centre's side. Every segment within either
+    /// distance of the centre reaches one of the rows within it, so those rows' lists are enough.
+    public func classify(centre: Coordinate, crossing: Double, clearance: Double, rowLimit: Int = 64) -> Containment? {
+        let reach = max(crossing, clearance)
+        guard !self.cells.isEmpty, reach > 0 else { return nil }
+        let first = Int((((centre.lat - reach) - self.minLat) / self.cellHeight).rounded(.down))
+        let last = Int((((centre.lat + reach) - self.minLat) / self.cellHeight).rounded(.down))
+        var nearest = Double.infinity
+        if last >= 0, first < self.rows {
+            let rows = max(0, first)...min(self.rows - 1, last)
+            guard rows.count <= rowLimit else { return nil }
+            let x = centre.lon, y = centre.lat, crossingSquared = crossing * crossing
+            nearest = self.rowStarts.withUnsafeBufferPointer { starts in
+                self.rowEdges.withUnsafeBufferPointer { edges in
+                    var nearest = reach * reach
+                    for r in rows {
+                        for i in Int(starts[r])..<Int(starts[r + 1]) {
+                            let s = edges[i]
+                            guard x >= min(s.x1, s.x2) - reach, x <= max(s.x1, s.x2) + reach, y >= min(s.y1, s.y2) - reach,
+                                  y <= max(s.y1, s.y2) + reach else { continue }
+                            nearest = min(nearest, s.distanceSquared(x: x, y: y))
+                            if nearest < crossingSquared { return nearest }
+                        }
+                    }
+                    return nearest
+                }
+            }
+        }
+        if nearest < crossing * crossing { return .uncertain }
+        if nearest > clearance * clearance, clearance > 0 { return self.contains(centre).map { $0 ? .inside : .outside } }
+        return nil
+    }
+
     /// The grid's cells as counts (outside, inside, edge), for tests and sizing.
     var census: (outside: Int, inside: Int, edge: Int) {
         var out = (0, 0, 0)
