@@ -211,13 +211,11 @@ public final class FenceIndex: Sendable {
         let outer = radius * 1.01, inner = radius * 0.99
         // The grids are read through buffer pointers: an element of an array read the usual way is
         // a copy, and a grid's copy is a reference count up and down on its cells.
-        // For circles the cells cannot judge, distances in degrees from the centre to the nearest
-        // edge: within `crossing` (under 98 % of the radius, however the degrees run) an edge lies
-        // inside the circumscribed polygon, which then crosses the fence; past `clearance` is
-        // exact geometry's centre-first test (see `decideExactly`).
-        let crossing = radius * 0.98 * min(degreesPerMetre.lat, degreesPerMetre.lon)
-        let clearance = self.centreFirst && radius > 0
-            ? Self.centreFirstReach(radius) * max(degreesPerMetre.lat, degreesPerMetre.lon) : 0
+        // For circles the cells cannot judge, metres from the centre to the nearest edge: within 98 %
+        // of the radius an edge lies inside the circumscribed polygon, which then crosses the fence;
+        // past the centre-first reach (see `decideExactly`) the polygon cannot touch an edge.
+        let crossing = radius * 0.98
+        let clearance = self.centreFirst ? Self.centreFirstReach(radius) : 0
         func judge(_ area: Int, of grids: UnsafeBufferPointer<AreaGrid>) -> Containment? {
             // No grids at all when the index was built without them.
             guard useGrids else { return nil }
@@ -225,7 +223,7 @@ public final class FenceIndex: Sendable {
                 if let c = grids[area].classify(ellipseAt: position, inner: inner, outer: outer, degreesPerMetre: degreesPerMetre) {
                     return c
                 }
-                return grids[area].classify(centre: position, crossing: crossing, clearance: clearance)
+                return grids[area].classify(centre: position, crossing: crossing, clearance: clearance, degreesPerMetre: degreesPerMetre)
             }
             return grids[area].contains(position).map { $0 ? .inside : .outside }
         }

@@ -199,20 +199,23 @@ public struct AreaGrid: Sendable {
         return nil
     }
 
-    /// For a circle the cells cannot judge, from the distance between its centre and the nearest
-    /// edge (degrees, in the plane): `.uncertain` when an edge comes within `crossing` of the
-    /// centre, the centre's side when none comes within `clearance`, `nil` in between (or when the
-    /// rows to read are more than `rowLimit`).
+    /// For a circle the cells cannot judge, from the distance in metres between its centre and
+    /// the nearest edge, in the plane tangent at the centre (`degreesPerMetre` there):
+    /// `.uncertain` when an edge comes within `crossing`, the centre's side when none comes within
+    /// `clearance`, `nil` in between (or when the rows to read are more than `rowLimit`).
     ///
     /// A boundary point well inside the circle has both the area and its outside next to it, both
-    /// in the circle: the circle crosses the fence. Past `clearance` this is exact geometry's
-    /// centre-first test: the circle lies wholly on its centre's side. Every segment within either
-    /// distance of the centre reaches one of the rows within it, so those rows' lists are enough.
-    public func classify(centre: Coordinate, crossing: Double, clearance: Double, rowLimit: Int = 64) -> Containment? {
+    /// in the circle: the circle crosses the fence. A circle with no edge within its reach lies
+    /// wholly on its centre's side. Every segment within either distance of the centre reaches one
+    /// of the rows within it, so those rows' lists are enough.
+    public func classify(centre: Coordinate, crossing: Double, clearance: Double, degreesPerMetre: (lat: Double, lon: Double),
+                         rowLimit: Int = 64) -> Containment? {
         let reach = max(crossing, clearance)
-        guard !self.cells.isEmpty, reach > 0 else { return nil }
-        let first = Int((((centre.lat - reach) - self.minLat) / self.cellHeight).rounded(.down))
-        let last = Int((((centre.lat + reach) - self.minLat) / self.cellHeight).rounded(.down))
+        let (dLat, dLon) = degreesPerMetre
+        guard !self.cells.isEmpty, reach > 0, dLat > 0, dLon > 0 else { return nil }
+        let reachLat = reach * dLat, reachLon = reach * dLon
+        let first = Int((((centre.lat - reachLat) - self.minLat) / self.cellHeight).rounded(.down))
+        let last = Int((((centre.lat + reachLat) - self.minLat) / self.cellHeight).rounded(.down))
         var nearest = Double.infinity
         if last >= 0, first < self.rows {
             let rows = max(0, first)...min(self.rows - 1, last)
@@ -224,9 +227,11 @@ public struct AreaGrid: Sendable {
                     for r in rows {
                         for i in Int(starts[r])..<Int(starts[r + 1]) {
                             let s = edges[i]
-                            guard x >= min(s.x1, s.x2) - reach, x <= max(s.x1, s.x2) + reach, y >= min(s.y1, s.y2) - reach,
-                                  y <= max(s.y1, s.y2) + reach else { continue }
-                            nearest = min(nearest, s.distanceSquared(x: x, y: y))
+                            guard x >= min(s.x1, s.x2) - reachLon, x <= max(s.x1, s.x2) + reachLon, y >= min(s.y1, s.y2) - reachLat,
+                                  y <= max(s.y1, s.y2) + reachLat else { continue }
+                            // The segment in metres east and north of the centre.
+                            let inMetres = Segment(x1: (s.x1 - x) / dLon, y1: (s.y1 - y) / dLat, x2: (s.x2 - x) / dLon, y2: (s.y2 - y) / dLat)
+                            nearest = min(nearest, inMetres.distanceSquared(x: 0, y: 0))
                             if nearest < crossingSquared { return nearest }
                         }
                     }
@@ -235,7 +240,7 @@ public struct AreaGrid: Sendable {
             }
         }
         if nearest < crossing * crossing { return .uncertain }
-        if nearest > clearance * clearance, clearance > 0 { return self.contains(centre).map { $0 ? .inside : .outside } }
+        if clearance > 0, nearest > clearance * clearance { return self.contains(centre).map { $0 ? .inside : .outside } }
         return nil
     }
 
