@@ -223,7 +223,7 @@ public struct AreaGrid: Sendable {
             let x = centre.lon, y = centre.lat, crossingSquared = crossing * crossing
             nearest = self.rowStarts.withUnsafeBufferPointer { starts in
                 self.rowEdges.withUnsafeBufferPointer { edges in
-                    var nearest = reach * reach
+                    var nearest = Double.infinity
                     for r in rows {
                         for i in Int(starts[r])..<Int(starts[r + 1]) {
                             let s = edges[i]
