@@ -85,6 +85,10 @@ public final class FenceIndex: Sendable {
     /// The same areas rasterised (`parkGrids[i]` is `parkEntries[i]`'s): most lookups end here.
     private let parkGrids: [AreaGrid]
     private let zoneGrids: [AreaGrid]
+    /// The same grids, unretained: a lookup reads a grid through these (``judge``) without taking a
+    /// reference on it, which would be an atomic operation per candidate. The arrays above own them.
+    private let parkGridRefs: [Unmanaged<AreaGrid>]
+    private let zoneGridRefs: [Unmanaged<AreaGrid>]
     /// Holds one replica's lock; a class because `Mutex` cannot be copied into an array.
     private final class Slot: Sendable {
         let replica: Mutex<Replica>
@@ -156,6 +160,8 @@ public final class FenceIndex: Sendable {
         self.zoneCells = BoxCells(boxes: zoneEntries.map(\.box), groups: zonesOfPark)
         self.parkGrids = grids ? parkAreas.map { AreaGrid($0) } : []
         self.zoneGrids = grids ? zoneAreas.map { AreaGrid($0) } : []
+        self.parkGridRefs = self.parkGrids.map { Unmanaged.passUnretained($0) }
+        self.zoneGridRefs = self.zoneGrids.map { Unmanaged.passUnretained($0) }
         self.vertexCount = parkAreas.reduce(0) { $0 + $1.vertexCount } + zoneAreas.reduce(0) { $0 + $1.vertexCount }
         var built: [Slot] = []
         for _ in 0..<max(1, replicas) {
@@ -209,29 +215,31 @@ public final class FenceIndex: Sendable {
         // so it never claims more than that test would.
         let degreesPerMetre = radius > 0 ? Geodesy.degreesPerMetre(at: position.lat) : (lat: 0, lon: 0)
         let outer = radius * 1.01, inner = radius * 0.99
-        // The grids are read through buffer pointers: an element of an array read the usual way is
-        // a copy, and a grid's copy is a reference count up and down on its cells.
         // For circles the cells cannot judge, metres from the centre to the nearest edge: within 98 %
         // of the radius an edge lies inside the circumscribed polygon, which then crosses the fence;
         // past the centre-first reach (see `decideExactly`) the polygon cannot touch an edge.
         let crossing = radius * 0.98
         let clearance = self.centreFirst ? Self.centreFirstReach(radius) : 0
-        func judge(_ area: Int, of grids: UnsafeBufferPointer<AreaGrid>) -> Containment? {
+        // The grids are read unretained, through buffer pointers: a reference taken on each
+        // candidate's grid was an atomic count up and down, a sixth of a lookup with accuracy.
+        func judge(_ area: Int, of grids: UnsafeBufferPointer<Unmanaged<AreaGrid>>) -> Containment? {
             // No grids at all when the index was built without them.
             guard useGrids else { return nil }
-            if radius > 0 {
-                if let c = grids[area].classify(ellipseAt: position, inner: inner, outer: outer, degreesPerMetre: degreesPerMetre) {
-                    return c
+            return grids[area]._withUnsafeGuaranteedRef { grid in
+                if radius > 0 {
+                    if let c = grid.classify(ellipseAt: position, inner: inner, outer: outer, degreesPerMetre: degreesPerMetre) {
+                        return c
+                    }
+                    return grid.classify(centre: position, crossing: crossing, clearance: clearance, degreesPerMetre: degreesPerMetre)
                 }
-                return grids[area].classify(centre: position, crossing: crossing, clearance: clearance, degreesPerMetre: degreesPerMetre)
+                return grid.contains(position).map { $0 ? .inside : .outside }
             }
-            return grids[area].contains(position).map { $0 ? .inside : .outside }
         }
         // Each candidate is decided by its grid where it can be, and only the rest by exact geometry:
         // a position beside one ride's edge does not send the park and every other ride to GEOS.
         var parks = Verdicts()
         var zones = Verdicts()
-        self.parkGrids.withUnsafeBufferPointer { parkGrids in
+        self.parkGridRefs.withUnsafeBufferPointer { parkGrids in
             self.parkTree.search(query) { p in
                 let c = judge(p, of: parkGrids)
                 if c != .outside { parks.append(Verdict(area: p, containment: c)) }
@@ -239,7 +247,7 @@ public final class FenceIndex: Sendable {
         }
         guard parks.count > 0 else { return [] }
         // Only the zones of the candidate parks, found in the cells of each park's grid.
-        self.zoneGrids.withUnsafeBufferPointer { zoneGrids in
+        self.zoneGridRefs.withUnsafeBufferPointer { zoneGrids in
             for i in parks.indices {
                 self.zoneCells.forEach(inGroup: parks[i].area, meeting: query) { z in
                     let c = judge(z, of: zoneGrids)

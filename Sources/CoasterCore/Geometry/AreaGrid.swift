@@ -8,7 +8,10 @@
 /// point on the boundary is always in an edge cell, never answered from the cell alone. A point in
 /// an edge cell is decided by the even-odd rule over the edges that cross its row, unless it lies
 /// within a hair of one of them.
-public struct AreaGrid: Sendable {
+///
+/// A class, built once and never changed: the fence index reads its grids without taking a
+/// reference on each (see ``FenceIndex``), which a struct holding arrays would not allow.
+public final class AreaGrid: Sendable {
     enum Cell: UInt8 {
         case outside = 0, inside = 1, edge = 2
     }
