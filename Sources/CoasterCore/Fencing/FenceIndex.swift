@@ -208,7 +208,8 @@ public final class FenceIndex: Sendable {
         // A circle that crosses ±180° cannot be tested as one polygon; it can only touch.
         let crossesAntimeridian = query.minLon < -180 || query.maxLon > 180
         let useGrids = self.useGrids && !crossesAntimeridian
-        // A grid's answer, or `nil` when it cannot decide (the position is in or near an edge cell).
+        // A grid's answer, or `nil` when it cannot decide (a point within a hair of an edge, a circle
+        // whose nearest edge is about as far as its radius).
         // The exact test uses the accuracy circle's circumscribed 32-gon (``Geodesy/circumscribedCircle``),
         // whose vertices lie on an ellipse in degrees of radius `radius / cos(π/32)` and whose sides
         // touch the one of radius `radius`; the grid judges the ellipses 1 % beyond and within those,

@@ -263,7 +263,8 @@ public final class AreaGrid: Sendable {
     struct Segment {
         var x1, y1, x2, y2: Double
 
-        /// The squared distance (degrees²) from (x, y) to the segment.
+        /// The squared distance from (x, y) to the segment, in its units (degrees², or metres² for a
+        /// segment given in metres).
         func distanceSquared(x: Double, y: Double) -> Double {
             let dx = self.x2 - self.x1, dy = self.y2 - self.y1
             let length = dx * dx + dy * dy
