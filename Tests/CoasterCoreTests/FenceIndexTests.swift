@@ -248,6 +248,31 @@ struct FenceIndexTests {
         #expect(judge(Coordinate(lat: 0, lon: 0), 10) == .outside)
     }
 
+    /// An area whose edges would fill every row many times over (a comb of 2,000 long teeth) keeps
+    /// no row lists: its grid answers only from the cells, and the index still answers like exact
+    /// geometry near every tooth.
+    @Test func aCombKeepsNoRowsAndStillAnswersExactly() throws {
+        var ring: [Coordinate] = [Coordinate(lat: 0, lon: 0)]
+        let teeth = 2_000, width = 0.02 / Double(teeth)
+        for t in 0..<teeth {
+            let x = Double(t) * width
+            ring += [Coordinate(lat: 0.01, lon: x), Coordinate(lat: 0.01, lon: x + width / 2), Coordinate(lat: 0.0005, lon: x + width / 2),
+                     Coordinate(lat: 0.0005, lon: x + width)]
+        }
+        ring += [Coordinate(lat: 0, lon: 0.02), Coordinate(lat: 0, lon: 0)]
+        let comb = Park(id: "comb", name: "Comb", timeZone: "UTC", attribution: nil, boundary: MultiPolygon(polygons: [Polygon(rings: [ring])]))
+        #expect(!AreaGrid(comb.boundary).hasRowEdges)
+        #expect(AreaGrid(Self.parks[0].park.boundary).hasRowEdges)
+        let gridded = try FenceIndex(parks: [comb], zones: [], replicas: 1, centreFirst: true, grids: true)
+        let exact = try FenceIndex(parks: [comb], zones: [], replicas: 1, centreFirst: false, grids: false)
+        var generator = SeededGenerator(seed: 44)
+        for _ in 0..<300 {
+            let p = Coordinate(lat: .random(in: 0...0.0105, using: &generator), lon: .random(in: 0...0.02, using: &generator))
+            let accuracy = ([0, 0, 1, 3] as [Double]).randomElement(using: &generator)!
+            #expect(gridded.locate(p, accuracy: accuracy) == exact.locate(p, accuracy: accuracy), "at \(p) ± \(accuracy) m")
+        }
+    }
+
     /// Near a fence, where the cells cannot judge a 10 m circle, the distance to the nearest edge
     /// does: exact geometry is left only the circles whose nearest edge is 9.8–10.3 m away (about a
     /// tenth of them here, with centres 0–25 m from every vertex of the real parks' fences and zones;

@@ -24,7 +24,7 @@ public final class AreaGrid: Sendable {
     private let rows: Int
     private let cells: [UInt8]
     /// Row `r`'s edges, for points in its edge cells: `rowEdges[rowStarts[r] ..< rowStarts[r + 1]]`
-    /// are the segments reaching within ``margin`` of the row.
+    /// are the segments reaching within ``margin`` of the row. Both empty when not kept.
     private let rowStarts: [Int32]
     private let rowEdges: [Segment]
 
@@ -38,7 +38,7 @@ public final class AreaGrid: Sendable {
         guard let box = area.boundingBox, !segments.isEmpty else {
             self.minLon = 0; self.minLat = 0; self.cellWidth = 1; self.cellHeight = 1
             self.columns = 0; self.rows = 0; self.cells = []
-            self.rowStarts = [0]; self.rowEdges = []
+            self.rowStarts = []; self.rowEdges = []
             return
         }
         let n = side ?? min(128, max(16, Int(Double(area.vertexCount).squareRoot() * 8)))
@@ -83,14 +83,29 @@ public final class AreaGrid: Sendable {
             }
         }
         self.cells = cells
-        var rowStarts: [Int32] = [0], rowEdges: [Segment] = []
-        var byRow = [[Segment]](repeating: [], count: self.rows)
-        for s in segments {
-            let r0 = max(0, Int(((min(s.y1, s.y2) - Self.margin) - self.minLat) / height))
-            let r1 = min(self.rows - 1, Int(((max(s.y1, s.y2) + Self.margin) - self.minLat) / height))
-            guard r0 <= r1 else { continue }
-            for r in r0...r1 { byRow[r].append(s) }
+        // Each segment is filed under every row it reaches. An area of many long north-south edges
+        // (a comb of 50,000 teeth) would file most of them under every row, hundreds of megabytes:
+        // past a budget the rows are not kept, and points and circles near its edges go to exact
+        // geometry as before.
+        let minLat = self.minLat, rows = self.rows
+        let spans = segments.map { s -> ClosedRange<Int>? in
+            let r0 = max(0, Int(((min(s.y1, s.y2) - Self.margin) - minLat) / height))
+            let r1 = min(rows - 1, Int(((max(s.y1, s.y2) + Self.margin) - minLat) / height))
+            return r0 <= r1 ? r0...r1 : nil
         }
+        let filed = spans.reduce(0) { $0 + ($1?.count ?? 0) }
+        guard filed <= max(Self.rowEdgeBudget, 8 * segments.count) else {
+            self.rowStarts = []
+            self.rowEdges = []
+            return
+        }
+        var byRow = [[Segment]](repeating: [], count: rows)
+        for (s, span) in zip(segments, spans) {
+            guard let span else { continue }
+            for r in span { byRow[r].append(s) }
+        }
+        var rowStarts: [Int32] = [0], rowEdges: [Segment] = []
+        rowEdges.reserveCapacity(filed)
         for row in byRow {
             rowEdges.append(contentsOf: row)
             rowStarts.append(Int32(rowEdges.count))
@@ -98,6 +113,14 @@ public final class AreaGrid: Sendable {
         self.rowStarts = rowStarts
         self.rowEdges = rowEdges
     }
+
+    /// How many segments the rows may hold in all (each segment once per row it reaches), unless
+    /// eight times the area's segments is more: 64k segments, 2 MiB.
+    static let rowEdgeBudget = 65_536
+
+    /// Whether the rows' segments are kept (see ``init(_:side:)``); without them only the cells
+    /// answer.
+    var hasRowEdges: Bool { !self.rowStarts.isEmpty }
 
     /// Whether the point is in the area (boundary included): `nil` when it lies within ``margin``
     /// of an edge, where exact geometry must decide.
@@ -120,6 +143,7 @@ public final class AreaGrid: Sendable {
     /// every segment is off the boundary by far more than rounding, and each crossing it counts lies
     /// at least that far east or west of it: the answer is exact geometry's.
     func containsNearEdges(_ p: Coordinate, row: Int) -> Bool? {
+        guard self.hasRowEdges else { return nil }
         let x = p.lon, y = p.lat
         let margin = Self.margin
         return self.rowStarts.withUnsafeBufferPointer { starts in
@@ -215,7 +239,7 @@ public final class AreaGrid: Sendable {
                          rowLimit: Int = 64) -> Containment? {
         let reach = max(crossing, clearance)
         let (dLat, dLon) = degreesPerMetre
-        guard !self.cells.isEmpty, reach > 0, dLat > 0, dLon > 0 else { return nil }
+        guard self.hasRowEdges, !self.cells.isEmpty, reach > 0, dLat > 0, dLon > 0 else { return nil }
         let reachLat = reach * dLat, reachLon = reach * dLon
         let first = Int((((centre.lat - reachLat) - self.minLat) / self.cellHeight).rounded(.down))
         let last = Int((((centre.lat + reachLat) - self.minLat) / self.cellHeight).rounded(.down))
