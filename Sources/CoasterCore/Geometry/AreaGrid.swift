@@ -51,15 +51,21 @@ public final class AreaGrid: Sendable {
         self.columns = n + 2
         self.rows = n + 2
         var cells = [UInt8](repeating: Cell.outside.rawValue, count: self.columns * self.rows)
+        // The rows each segment passes through or near: the cells it may mark, and the rows it is
+        // filed under below.
+        let minLat = self.minLat, rows = self.rows
+        let spans = segments.map { s -> ClosedRange<Int>? in
+            let r0 = max(0, Int(((min(s.y1, s.y2) - Self.margin) - minLat) / height))
+            let r1 = min(rows - 1, Int(((max(s.y1, s.y2) + Self.margin) - minLat) / height))
+            return r0 <= r1 ? r0...r1 : nil
+        }
 
         // Edge cells: every cell a segment passes through or near.
-        for s in segments {
+        for (s, span) in zip(segments, spans) {
             let c0 = max(0, Int(((min(s.x1, s.x2) - Self.margin) - self.minLon) / width))
             let c1 = min(self.columns - 1, Int(((max(s.x1, s.x2) + Self.margin) - self.minLon) / width))
-            let r0 = max(0, Int(((min(s.y1, s.y2) - Self.margin) - self.minLat) / height))
-            let r1 = min(self.rows - 1, Int(((max(s.y1, s.y2) + Self.margin) - self.minLat) / height))
-            guard c0 <= c1, r0 <= r1 else { continue }
-            for r in r0...r1 {
+            guard c0 <= c1, let span else { continue }
+            for r in span {
                 for c in c0...c1 where cells[r * self.columns + c] != Cell.edge.rawValue {
                     let x0 = self.minLon + Double(c) * width - Self.margin, y0 = self.minLat + Double(r) * height - Self.margin
                     if s.meets(minX: x0, minY: y0, maxX: x0 + width + 2 * Self.margin, maxY: y0 + height + 2 * Self.margin) {
@@ -87,12 +93,6 @@ public final class AreaGrid: Sendable {
         // (a comb of 50,000 teeth) would file most of them under every row, hundreds of megabytes:
         // past a budget the rows are not kept, and points and circles near its edges go to exact
         // geometry as before.
-        let minLat = self.minLat, rows = self.rows
-        let spans = segments.map { s -> ClosedRange<Int>? in
-            let r0 = max(0, Int(((min(s.y1, s.y2) - Self.margin) - minLat) / height))
-            let r1 = min(rows - 1, Int(((max(s.y1, s.y2) + Self.margin) - minLat) / height))
-            return r0 <= r1 ? r0...r1 : nil
-        }
         let filed = spans.reduce(0) { $0 + ($1?.count ?? 0) }
         guard filed <= max(Self.rowEdgeBudget, 8 * segments.count) else {
             self.rowStarts = []
@@ -151,10 +151,7 @@ public final class AreaGrid: Sendable {
                 var inside = false
                 for i in Int(starts[row])..<Int(starts[row + 1]) {
                     let s = edges[i]
-                    if x >= min(s.x1, s.x2) - margin, x <= max(s.x1, s.x2) + margin, y >= min(s.y1, s.y2) - margin,
-                       y <= max(s.y1, s.y2) + margin, s.distanceSquared(x: x, y: y) <= margin * margin {
-                        return nil
-                    }
+                    if s.box(holds: x, y, widenedBy: margin, margin), s.distanceSquared(x: x, y: y) <= margin * margin { return nil }
                     if (s.y1 > y) != (s.y2 > y), s.x1 + (y - s.y1) / (s.y2 - s.y1) * (s.x2 - s.x1) > x { inside.toggle() }
                 }
                 return inside
@@ -254,8 +251,7 @@ public final class AreaGrid: Sendable {
                     for r in rows {
                         for i in Int(starts[r])..<Int(starts[r + 1]) {
                             let s = edges[i]
-                            guard x >= min(s.x1, s.x2) - reachLon, x <= max(s.x1, s.x2) + reachLon, y >= min(s.y1, s.y2) - reachLat,
-                                  y <= max(s.y1, s.y2) + reachLat else { continue }
+                            guard s.box(holds: x, y, widenedBy: reachLon, reachLat) else { continue }
                             // The segment in metres east and north of the centre.
                             let inMetres = Segment(x1: (s.x1 - x) / dLon, y1: (s.y1 - y) / dLat, x2: (s.x2 - x) / dLon, y2: (s.y2 - y) / dLat)
                             nearest = min(nearest, inMetres.distanceSquared(x: 0, y: 0))
@@ -286,6 +282,13 @@ public final class AreaGrid: Sendable {
 
     struct Segment {
         var x1, y1, x2, y2: Double
+
+        /// Whether the segment's bounding box, widened by `dx` east and west and `dy` north and
+        /// south, holds (x, y); a segment whose box does not is farther than that from the point.
+        func box(holds x: Double, _ y: Double, widenedBy dx: Double, _ dy: Double) -> Bool {
+            x >= min(self.x1, self.x2) - dx && x <= max(self.x1, self.x2) + dx && y >= min(self.y1, self.y2) - dy
+                && y <= max(self.y1, self.y2) + dy
+        }
 
         /// The squared distance from (x, y) to the segment, in its units (degrees², or metres² for a
         /// segment given in metres).
