@@ -31,12 +31,12 @@ struct Engine: ParsableCommand {
     var calls = 100_000
 
     @Option(help: """
-        Operations to time, comma-separated: fence (lookup with 10 m accuracy), point, nearby, decide, \
-        waits. All by default; one alone is what a profiler should watch.
+        Operations to time, comma-separated: fence (lookup with 10 m accuracy), point, named (the \
+        point lookup with names, as GET /v1/locate answers), nearby, decide, waits. All by default; one alone is what a profiler should watch.
         """)
     var only = Engine.operations.joined(separator: ",")
 
-    static let operations = ["fence", "point", "nearby", "decide", "waits"]
+    static let operations = ["fence", "point", "named", "nearby", "decide", "waits"]
 
     /// The operations `--only` names.
     private var selected: Set<String> { Set(self.only.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }) }
@@ -67,7 +67,7 @@ struct Engine: ParsableCommand {
                 let fence = Self.measure(self.calls) {
                     let p = probes[i % probes.count]
                     i += 1
-                    return index.locate(Coordinate(lat: p.lat, lon: p.lon), accuracy: p.accuracy!).count
+                    return index.matches(Coordinate(lat: p.lat, lon: p.lon), accuracy: p.accuracy!).parkCount
                 }
                 print("| \(count) | fence lookup, accuracy 10 m | \(fence.rate) | \(fence.p50) | \(fence.p99) | 55 % in ride zones |")
             }
@@ -76,9 +76,18 @@ struct Engine: ParsableCommand {
                 let point = Self.measure(self.calls) {
                     let p = probes[m % probes.count]
                     m += 1
-                    return index.locate(Coordinate(lat: p.lat, lon: p.lon)).count
+                    return index.matches(Coordinate(lat: p.lat, lon: p.lon)).parkCount
                 }
                 print("| \(count) | fence lookup, point (PostGIS's query) | \(point.rate) | \(point.p50) | \(point.p99) | same probes, no accuracy |")
+            }
+            if selected.contains("named") {
+                var m = 0
+                let named = Self.measure(self.calls) {
+                    let p = probes[m % probes.count]
+                    m += 1
+                    return index.locate(Coordinate(lat: p.lat, lon: p.lon)).count
+                }
+                print("| \(count) | fence lookup, point, with names (`/v1/locate`) | \(named.rate) | \(named.p50) | \(named.p99) | same probes, parks and zones named |")
             }
 
             if selected.contains("nearby") {

@@ -337,6 +337,76 @@ struct FenceIndexTests {
         }
     }
 
+    /// Parks inside before uncertain, then by name; each park's zones after it in the same order,
+    /// more of them than a lookup keeps in place; ``FenceIndex/forEach(_:park:zone:)`` in that order.
+    @Test func answersComeInsideFirstThenByName() throws {
+        func square(_ minLon: Double, _ minLat: Double, _ size: Double) -> MultiPolygon {
+            MultiPolygon(polygons: [Polygon(rings: [[
+                Coordinate(lat: minLat, lon: minLon), Coordinate(lat: minLat, lon: minLon + size),
+                Coordinate(lat: minLat + size, lon: minLon + size), Coordinate(lat: minLat + size, lon: minLon),
+                Coordinate(lat: minLat, lon: minLon),
+            ]])])
+        }
+        let p = Coordinate(lat: 0.005, lon: 0.005)
+        // Given out of answer order. 0.0001° is 11 m: a 30 m circle at p is uncertain in "alpha".
+        let parks = [
+            Park(id: "zed", name: "Zed", timeZone: "UTC", attribution: nil, boundary: square(0, 0, 0.01)),
+            Park(id: "alpha", name: "Alpha", timeZone: "UTC", attribution: nil, boundary: square(0.0049, 0, 0.01)),
+            Park(id: "far", name: "Far", timeZone: "UTC", attribution: nil, boundary: square(0.5, 0.5, 0.01)),
+            Park(id: "mid", name: "Mid", timeZone: "UTC", attribution: nil, boundary: square(-0.01, -0.01, 0.03)),
+        ]
+        // Zones around p: offset 0.0009 from p's corner puts p well inside, 0.00005 puts an edge 5 m away.
+        var zones: [Zone] = []
+        let names = ["Kilo", "Bravo", "Yankee", "Echo", "Alpha", "Tango"]
+        for (park, count) in [("zed", 6), ("mid", 5), ("alpha", 2)] {
+            for n in 0..<count {
+                let margin = n % 2 == 0 ? 0.0009 : 0.00005
+                zones.append(Zone(id: ZoneID(park: ParkID(rawValue: park), slug: "z\(n)"), park: ParkID(rawValue: park), kind: .ride,
+                                  name: names[(n * 5 + park.count) % names.count], ride: nil,
+                                  area: square(0.005 - margin, 0.005 - margin, 0.002)))
+            }
+        }
+        func key(_ c: Containment, _ name: String, _ id: String) -> String { "\(c == .inside ? 0 : 1) \(name) \(id)" }
+        // All parks, and "zed" alone (one park found: its zones are ordered without the others').
+        let expected: [(parks: [Park], ids: [ParkID], zoneCounts: [Int])] = [(parks, ["mid", "zed", "alpha"], [5, 6, 2]), ([parks[0]], ["zed"], [6])]
+        for (grids, expected) in [true, false].flatMap({ g in expected.map { (g, $0) } }) {
+            let index = try FenceIndex(parks: expected.parks, zones: zones, replicas: 1, centreFirst: true, grids: grids)
+            let hits = index.locate(p, accuracy: 30)
+            #expect(hits.map(\.id) == expected.ids)
+            #expect(hits.map(\.containment) == [.inside, .inside, .uncertain].prefix(expected.ids.count).map { $0 })
+            #expect(hits.map(\.zones.count) == expected.zoneCounts)
+            for hit in hits {
+                #expect(hit.zones.allSatisfy { index.zone($0.id)?.park == hit.id })
+                let keys = hit.zones.map { key($0.containment, $0.name, $0.id.rawValue) }
+                #expect(keys == keys.sorted(), "\(hit.id): \(keys)")
+                #expect(Set(hit.zones.map(\.containment)) == [.inside, .uncertain], "\(hit.id)")
+            }
+            var walked: [String] = []
+            index.forEach(index.matches(p, accuracy: 30)) { park, c in
+                walked.append("\(park.rawValue) \(c)")
+            } zone: { park, zone, kind, _, c in
+                walked.append("\(park.rawValue) \(zone.rawValue) \(kind) \(c)")
+            }
+            #expect(walked == hits.flatMap { hit in
+                ["\(hit.id.rawValue) \(hit.containment)"] + hit.zones.map { "\(hit.id.rawValue) \($0.id.rawValue) \($0.kind) \($0.containment)" }
+            })
+        }
+    }
+
+    /// A lookup's verdicts, past the eight it keeps in place: removing, appending again, sorting.
+    @Test func verdictsKeepOrderPastTheInlinePart() {
+        var verdicts = Verdicts()
+        for area in 0..<12 { verdicts.append(Verdict(area: area, containment: area % 3 == 0 ? .outside : .inside)) }
+        verdicts.removeAll { $0.containment == .outside }
+        #expect(verdicts.indices.map { verdicts[$0].area } == [1, 2, 4, 5, 7, 8, 10, 11])
+        verdicts.append(Verdict(area: 20, containment: nil))
+        verdicts.append(Verdict(area: 3, containment: .uncertain))
+        #expect(verdicts.indices.map { verdicts[$0].area } == [1, 2, 4, 5, 7, 8, 10, 11, 20, 3])
+        verdicts.sort { $0.area > $1.area }
+        #expect(verdicts.indices.map { verdicts[$0].area } == [20, 11, 10, 8, 7, 5, 4, 3, 2, 1])
+        #expect(verdicts.contains { $0.containment == nil })
+    }
+
     @Test func concurrentLookupsAgree() async throws {
         let p = Coordinate(lat: 41.481656, lon: -82.688132)
         let expected = Self.index.locate(p, accuracy: 5)

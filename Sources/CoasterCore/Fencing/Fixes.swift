@@ -180,27 +180,26 @@ public struct FixPipeline: Sendable {
             state.parks = []
             state.zones = []
         }
-        let hits = index.locate(accepted.position, accuracy: accepted.accuracy)
-        let transitions = Self.transitions(from: &state, hits: hits, at: accepted.recordedAt, index: index)
+        let matches = index.matches(accepted.position, accuracy: accepted.accuracy)
+        let transitions = Self.transitions(from: &state, matches: matches, at: accepted.recordedAt, index: index)
         state.latest = accepted
         return .accepted(current: true, transitions: transitions)
     }
 
     /// Enter what is certainly inside, exit what is certainly outside, keep the rest.
-    static func transitions(from state: inout TrackState, hits: [ParkHit], at time: Date, index: FenceIndex) -> [Transition] {
+    static func transitions(from state: inout TrackState, matches: FenceMatches, at time: Date, index: FenceIndex) -> [Transition] {
         var out: [Transition] = []
         var touchedParks: Set<ParkID> = []
         var touchedZones: Set<ZoneID> = []
-        for park in hits {
-            touchedParks.insert(park.id)
-            if park.containment == .inside, state.parks.insert(park.id).inserted {
-                out.append(Transition(event: .enter, park: park.id, at: time))
+        index.forEach(matches) { park, containment in
+            touchedParks.insert(park)
+            if containment == .inside, state.parks.insert(park).inserted {
+                out.append(Transition(event: .enter, park: park, at: time))
             }
-            for zone in park.zones {
-                touchedZones.insert(zone.id)
-                if zone.containment == .inside, state.zones.insert(zone.id).inserted {
-                    out.append(Transition(event: .enter, park: park.id, zone: zone.id, zoneKind: zone.kind, ride: zone.ride, at: time))
-                }
+        } zone: { park, zone, kind, ride, containment in
+            touchedZones.insert(zone)
+            if containment == .inside, state.zones.insert(zone).inserted {
+                out.append(Transition(event: .enter, park: park, zone: zone, zoneKind: kind, ride: ride, at: time))
             }
         }
         // Zones first, then their park: an exit reads inside-out.
