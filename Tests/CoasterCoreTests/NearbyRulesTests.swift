@@ -161,7 +161,8 @@ struct PersonDirectoryTests {
     }
 
     /// The directory's one-way friendships, kept up to date change by change, are always those a
-    /// look at everyone's friend lists finds; so are the mutual friends it hands out. Random lists,
+    /// look at everyone's friend lists finds; so are the mutual friends it hands out, as a snapshot
+    /// or read in place. Random lists,
     /// blocks, arrivals and departures among a few people; the bulk load agrees with the steps.
     @Test func oneWayFriendshipsFollowEveryChange() {
         var g = SystemRandomNumberGenerator()
@@ -192,8 +193,17 @@ struct PersonDirectoryTests {
                 for f in p.friends where !(lists[f]?.contains(p.id) ?? false) { expected.append((p.id, f)) }
             }
             #expect(directory.oneWayFriendships.map { "\($0)→\($1)" } == expected.map { "\($0)→\($1)" }, "step \(step)")
+            func walked(_ friends: some FriendGroup) -> [UserID] {
+                var ids: [UserID] = []
+                friends.forEachFriend { ids.append($0.id) }
+                return ids
+            }
             for p in present {
-                #expect(directory.friends(of: p.id)?.people.map(\.id) == MutualFriends(viewer: p, among: present).people.map(\.id))
+                let expected = MutualFriends(viewer: p, among: present).people.map(\.id)
+                #expect(directory.friends(of: p.id)?.people.map(\.id) == expected)
+                #expect(directory.friends(of: p.id).map(walked) == expected)
+                // Read in place, as the nearby route does: the same friends, the side table's too.
+                #expect(directory.withFriends(of: p.id) { walked($0) } == expected)
             }
             if step % 100 == 0 {
                 #expect(PersonDirectory(present).oneWayFriendships.map { "\($0)→\($1)" } == expected.map { "\($0)→\($1)" })

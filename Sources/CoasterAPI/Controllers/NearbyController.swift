@@ -28,9 +28,13 @@ struct NearbyController {
         let me = try context.requireIdentity()
         let radius = try Self.radius(request)
         try self.rates.take(me.id, what: "nearby")
-        guard let friends = try await self.people.friends(of: me.id) else { throw Problem.unauthorized() }
         let (index, places) = self.fences.indexAndPlaces
-        switch self.rules.friendsNearby(friends, radius: radius, now: self.now(), index: index) {
+        let rules = self.rules, now = self.now()
+        let answer = try await self.people.withFriends(of: me.id) { friends in
+            rules.friendsNearby(friends, radius: radius, now: now, index: index)
+        }
+        guard let answer else { throw Problem.unauthorized() }
+        switch answer {
         case .success(let list): return NearbyResponse(radius: radius, people: list, index: index, places: places)
         case .failure(let refusal): throw Self.problem(refusal, self.policy)
         }

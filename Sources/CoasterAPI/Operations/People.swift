@@ -87,6 +87,14 @@ public final class People: Sendable {
         return self.book.withLock { $0.byID.friends(of: id) }
     }
 
+    /// `body`'s answer for the viewer and their mutual, unblocked friends read in place, under
+    /// the directory's lock (held for the whole of `body`: a nearby query is a few microseconds,
+    /// and a snapshot's reference counts were a fifth of it). `nil` if there is no such user.
+    func withFriends<R: Sendable>(of id: UserID, _ body: (FriendsInPlace) -> R) async throws -> R? {
+        guard try await self.person(loading: id) != nil else { return nil }
+        return self.book.withLock { $0.byID.withFriends(of: id, body) }
+    }
+
     /// Everyone with an open visit to any of `parks`.
     func visitors(of parks: Set<ParkID>) -> [PersonState] {
         self.book.withLock { book in

@@ -51,12 +51,15 @@ public enum Geodesy {
         public let center: Coordinate
         private let sinLatitude: Double
         private let cosLatitude: Double
+        /// ``Geodesy/eccentricitySquared``, read once: a lazily made global is a check per read.
+        private let e2: Double
 
         public init(from center: Coordinate) {
             self.center = center
             let phi = center.lat * .pi / 180
             self.sinLatitude = sin(phi)
             self.cosLatitude = cos(phi)
+            self.e2 = eccentricitySquared
         }
 
         /// ``localDistance(_:_:)`` from the centre to `b`.
@@ -67,19 +70,23 @@ public enum Geodesy {
             let dLon = b.lon - a.lon
             // ~0.1° is ~11 km of latitude: anything farther is not "local".
             guard abs(dLat) < 0.1, abs(dLon) < 0.1, abs(a.lat) < 80 else { return nil }
+            // A nearby query works this out for every friend, and divisions are slow (each as long
+            // as a dozen multiplications): the constant factors below are folded at compile time,
+            // and one division is left.
+            let radians = Double.pi / 180
             // sin and cos of the mean latitude, center.lat + h.
-            let h = dLat * 0.5 * .pi / 180
+            let h = dLat * (0.5 * radians)
             let h2 = h * h
-            let sinH = h * (1 - h2 / 6 * (1 - h2 / 20))
-            let cosH = 1 - h2 / 2 * (1 - h2 / 12)
+            let sinH = h * (1 - h2 * (1.0 / 6) * (1 - h2 * (1.0 / 20)))
+            let cosH = 1 - h2 * 0.5 * (1 - h2 * (1.0 / 12))
             let s = self.sinLatitude * cosH + self.cosLatitude * sinH
             let c = self.cosLatitude * cosH - self.sinLatitude * sinH
-            let w2 = 1 - eccentricitySquared * s * s
-            let w = w2.squareRoot()
-            let n = semiMajorAxis / w
-            let m = n * (1 - eccentricitySquared) / w2
-            let dy = dLat * .pi / 180 * m
-            let dx = dLon * .pi / 180 * n * c
+            let w2 = 1 - self.e2 * s * s
+            let inverseW = 1 / w2.squareRoot()
+            let n = semiMajorAxis * inverseW
+            let m = n * (1 - self.e2) * inverseW * inverseW
+            let dy = dLat * radians * m
+            let dx = dLon * radians * n * c
             let d = (dx * dx + dy * dy).squareRoot()
             return d <= localDistanceReach ? d : nil
         }

@@ -82,6 +82,16 @@ public struct PersonState: Hashable, Sendable {
         viewer.friends.contains(self.id) && !viewer.blocks.contains(self.id) && self.friends.contains(viewer.id)
     }
 
+    private init(box: Box) { self.box = box }
+
+    /// Calls `body` with the person whose record is at `address` (see ``address``) without taking
+    /// a reference on it (an atomic count up and down per friend on the nearby path): the caller
+    /// keeps the record alive.
+    @inline(__always)
+    static func borrow<R>(at address: UnsafeRawPointer, _ body: (PersonState) -> R) -> R {
+        Unmanaged<Box>.fromOpaque(address)._withUnsafeGuaranteedRef { body(PersonState(box: $0)) }
+    }
+
     /// Where the record is, to be read by ``prefetch(at:)`` without taking a reference.
     var address: UnsafeRawPointer { UnsafeRawPointer(Unmanaged.passUnretained(self.box).toOpaque()) }
 
@@ -244,8 +254,9 @@ public struct NearbyRules: Sendable {
     /// centre, never the true position) and then bucketed. Park-only friends are listed without a
     /// distance when the viewer is visiting the same park. Cost: O(friends of the viewer).
     ///
-    /// `friends` is the viewer with their mutual, unblocked friends (a snapshot of the directory).
-    public func friendsNearby(_ friends: MutualFriends, radius: Double, now: Date, index: FenceIndex) -> Result<[NearbyPerson], NearbyRefusal> {
+    /// `friends` is the viewer with their mutual, unblocked friends: a snapshot, or the directory
+    /// read in place under its lock.
+    public func friendsNearby(_ friends: some FriendGroup, radius: Double, now: Date, index: FenceIndex) -> Result<[NearbyPerson], NearbyRefusal> {
         let viewer = friends.viewer
         guard let mine = viewer.latest, now.timeIntervalSince(mine.recordedAt) <= self.privacy.timeToLive else {
             return .failure(.noRecentFix)
@@ -256,7 +267,7 @@ public struct NearbyRules: Sendable {
         let reach = Geodesy.boundingBox(center: mine.position, radius: radius + ApproximateGrid.cellRadius * 1.5)
         let distances = Geodesy.LocalDistances(from: mine.position)
         var out: [NearbyPerson] = []
-        out.reserveCapacity(friends.people.count)
+        out.reserveCapacity(friends.friendCount)
         friends.forEachFriend { friend in
             let id = friend.id
             guard let fix = friend.latest else { return }
@@ -268,17 +279,17 @@ public struct NearbyRules: Sendable {
             let age = (now.timeIntervalSince(fix.recordedAt) / 60).rounded(.down) * 60
             switch shared {
             case .exact(let c, _):
-                let d = Self.distance(from: distances, to: c, radius: radius)
-                guard d <= radius else { return }
+                let d = Self.measure(from: distances, to: c, radius: radius)
+                guard d.metres <= radius else { return }
                 out.append(NearbyPerson(id: id, username: friend.username, displayName: friend.displayName,
-                                        distance: DistanceBuckets.bucket(d), age: age, precision: .exact,
+                                        distance: d.bucket, age: age, precision: .exact,
                                         park: friend.firstVisited(at: now, timeout: self.visitTimeout),
                                         zone: Self.mostSpecific(friend.zones, index: index)))
             case .approximate(let c, _):
-                let d = Self.distance(from: distances, to: c, radius: radius)
-                guard d <= radius else { return }
+                let d = Self.measure(from: distances, to: c, radius: radius)
+                guard d.metres <= radius else { return }
                 out.append(NearbyPerson(id: id, username: friend.username, displayName: friend.displayName,
-                                        distance: DistanceBuckets.bucket(d), age: age, precision: .approximate,
+                                        distance: d.bucket, age: age, precision: .approximate,
                                         park: friend.firstVisited(at: now, timeout: self.visitTimeout), zone: nil))
             case .parkOnly(let parks):
                 guard let shared = parks.intersection(myParks).sorted().first else { return }
@@ -317,10 +328,10 @@ public struct NearbyRules: Sendable {
     }
 
     /// Friends on a visit to `park` now, as their sharing allows, by username.
-    public func friendsInPark(_ friends: MutualFriends, park: ParkID, now: Date, index: FenceIndex) -> [NearbyPerson] {
+    public func friendsInPark(_ friends: some FriendGroup, park: ParkID, now: Date, index: FenceIndex) -> [NearbyPerson] {
         let viewer = friends.viewer
         var out: [NearbyPerson] = []
-        out.reserveCapacity(friends.people.count)
+        out.reserveCapacity(friends.friendCount)
         friends.forEachFriend { friend in
             let id = friend.id
             guard let fix = friend.latest else { return }
@@ -353,12 +364,21 @@ public struct NearbyRules: Sendable {
 
     /// ``distance(_:_:radius:)`` from the centre of `distances`, made once per query.
     static func distance(from distances: Geodesy.LocalDistances, to b: Coordinate, radius: Double) -> Double {
+        Self.measure(from: distances, to: b, radius: radius).metres
+    }
+
+    /// ``distance(from:to:radius:)`` and its bucket, found on the way (each bucket is a division).
+    @inline(__always)
+    static func measure(from distances: Geodesy.LocalDistances, to b: Coordinate, radius: Double) -> (metres: Double, bucket: Double) {
         if let d = distances.to(b) {
             let tolerance = Geodesy.localDistanceTolerance(d)
             let low = max(0, d - tolerance), high = d + tolerance
-            if DistanceBuckets.bucket(low) == DistanceBuckets.bucket(high), (low <= radius) == (high <= radius) { return d }
+            // Buckets only grow with the distance: d's is the one both ends share.
+            let bucket = DistanceBuckets.bucket(low)
+            if bucket == DistanceBuckets.bucket(high), (low <= radius) == (high <= radius) { return (d, bucket) }
         }
-        return Geodesy.distance(distances.center, b)
+        let d = Geodesy.distance(distances.center, b)
+        return (d, DistanceBuckets.bucket(d))
     }
 
     static func mostSpecific(_ zones: Set<ZoneID>, index: FenceIndex) -> ZoneID? {

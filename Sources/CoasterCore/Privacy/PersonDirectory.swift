@@ -125,11 +125,33 @@ public struct PersonDirectory: Sendable {
     /// snapshot for the nearby rules (copy-on-write, one reference count per friend).
     public func friends(of id: UserID) -> MutualFriends? {
         guard let person = self[id] else { return nil }
+        self.prefetchFriends(of: person)
         let oneWay = self.oneWay[id]
-        // First ask for each friend's record: the reference counts taken below are atomic, and
-        // each would wait for its record to arrive from memory (with a million people most are in
-        // no cache), one after the other. Prefetches do not wait: the slots holding the records'
-        // addresses are all asked for at once, then the records, so they arrive together.
+        var friends: [PersonState] = []
+        friends.reserveCapacity(person.friends.count)
+        for friend in person.friends where !person.blocks.contains(friend) && !(oneWay?.contains(friend) ?? false) {
+            if let state = self[friend] { friends.append(state) }
+        }
+        return MutualFriends(viewer: person, mutual: friends)
+    }
+
+    /// Calls `body` with the person with `id` and their mutual, unblocked friends read in place:
+    /// no snapshot, and no reference count taken on any friend (a snapshot's counts were a fifth
+    /// of a nearby query). `nil` without calling `body` if there is no such person. The directory
+    /// must not change while `body` runs, so its owner calls this under its lock.
+    public func withFriends<R>(of id: UserID, _ body: (FriendsInPlace) -> R) -> R? {
+        guard let person = self[id] else { return nil }
+        self.prefetchFriends(of: person)
+        return self.slots.withUnsafeBufferPointer { slots in
+            body(FriendsInPlace(viewer: person, slots: slots, sparse: self.sparse, oneWay: self.oneWay[id]))
+        }
+    }
+
+    /// Asks for each friend's record before anyone reads it: the reference counts, or the rules'
+    /// reads, would each wait for its record to arrive from memory (with a million people most are
+    /// in no cache), one after the other. Prefetches do not wait: the slots holding the records'
+    /// addresses are all asked for at once, then the records, so they arrive together.
+    private func prefetchFriends(of person: PersonState) {
         self.slots.withUnsafeBufferPointer { slots in
             guard let base = slots.baseAddress else { return }
             for friend in person.friends {
@@ -141,19 +163,48 @@ public struct PersonDirectory: Sendable {
                 if i >= 0, i < slots.count, let record = slots[i]?.address { PersonState.prefetch(at: record) }
             }
         }
-        var friends: [PersonState] = []
-        friends.reserveCapacity(person.friends.count)
-        for friend in person.friends where !person.blocks.contains(friend) && !(oneWay?.contains(friend) ?? false) {
-            if let state = self[friend] { friends.append(state) }
+    }
+}
+
+/// A viewer and the friends the location rules may show them: friends both ways, blocked neither
+/// way. A snapshot (``MutualFriends``) or a directory read in place (``FriendsInPlace``).
+public protocol FriendGroup {
+    var viewer: PersonState { get }
+    /// At most this many friends: room to reserve for answers.
+    var friendCount: Int { get }
+    /// Calls `body` with each friend, in id order.
+    func forEachFriend(_ body: (PersonState) -> Void)
+}
+
+/// The viewer's mutual, unblocked friends read straight from a ``PersonDirectory``'s storage.
+/// Made only by ``PersonDirectory/withFriends(of:_:)`` and valid only while its `body` runs.
+public struct FriendsInPlace: FriendGroup {
+    public let viewer: PersonState
+    fileprivate let slots: UnsafeBufferPointer<PersonState?>
+    fileprivate let sparse: [UserID: PersonState]
+    fileprivate let oneWay: UserIDSet?
+
+    public var friendCount: Int { self.viewer.friends.count }
+
+    /// The same friends as ``PersonDirectory/friends(of:)`` lists, found the same way (a slot,
+    /// else the side table), each lent to `body` without a reference count.
+    @inline(__always)
+    public func forEachFriend(_ body: (PersonState) -> Void) {
+        for friend in self.viewer.friends where !self.viewer.blocks.contains(friend) && !(self.oneWay?.contains(friend) ?? false) {
+            let i = Int(friend.rawValue)
+            if i >= 0, i < self.slots.count, let record = self.slots[i]?.address {
+                PersonState.borrow(at: record, body)
+            } else if !self.sparse.isEmpty, let person = self.sparse[friend] {
+                body(person)
+            }
         }
-        return MutualFriends(viewer: person, mutual: friends)
     }
 }
 
 /// A viewer and those of their friends whom the location rules may show at all: friends both
 /// ways, blocked neither way. Made by checking each candidate (``init(viewer:among:)``) or by a
 /// ``PersonDirectory``, which knows its one-way friendships.
-public struct MutualFriends: Sendable {
+public struct MutualFriends: FriendGroup, Sendable {
     public let viewer: PersonState
     public let people: [PersonState]
 
@@ -168,12 +219,14 @@ public struct MutualFriends: Sendable {
         self.people = people
     }
 
-    /// Calls `body` with each friend's record read in place: iterating ``people`` would copy each
+    public var friendCount: Int { self.people.count }
+
+    /// Calls `body` with each friend's record lent in place: iterating ``people`` would copy each
     /// record (an atomic reference count up and down per friend).
     @inline(__always)
-    func forEachFriend(_ body: (PersonState) -> Void) {
+    public func forEachFriend(_ body: (PersonState) -> Void) {
         self.people.withUnsafeBufferPointer { people in
-            for i in people.indices { body(people[i]) }
+            for i in people.indices { PersonState.borrow(at: people[i].address, body) }
         }
     }
 }
