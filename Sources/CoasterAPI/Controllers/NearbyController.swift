@@ -46,8 +46,11 @@ struct NearbyController {
         let park = try ParksController.parkID(context)
         let (index, places) = self.fences.indexAndPlaces
         guard index.park(park) != nil else { throw ParksController.noSuchPark(park) }
-        guard let friends = try await self.people.friends(of: me.id) else { throw Problem.unauthorized() }
-        let list = self.rules.friendsInPark(friends, park: park, now: self.now(), index: index)
+        let rules = self.rules, now = self.now()
+        let list = try await self.people.withFriends(of: me.id) { friends in
+            rules.friendsInPark(friends, park: park, now: now, index: index)
+        }
+        guard let list else { throw Problem.unauthorized() }
         return NearbyResponse(radius: nil, people: list, index: index, places: places)
     }
 
