@@ -71,23 +71,18 @@ struct Engine: ParsableCommand {
                 }
                 print("| \(count) | fence lookup, accuracy 10 m | \(fence.rate) | \(fence.p50) | \(fence.p99) | 55 % in ride zones |")
             }
-            if selected.contains("point") {
+            // The point lookup as PostGIS's query asks it (ids), and as `GET /v1/locate` answers (names).
+            for (operation, label, note) in [("point", "fence lookup, point (PostGIS's query)", "same probes, no accuracy"),
+                                             ("named", "fence lookup, point, with names (`/v1/locate`)", "same probes, parks and zones named")]
+            where selected.contains(operation) {
                 var m = 0
+                let named = operation == "named"
                 let point = Self.measure(self.calls) {
-                    let p = probes[m % probes.count]
+                    let p = Coordinate(lat: probes[m % probes.count].lat, lon: probes[m % probes.count].lon)
                     m += 1
-                    return index.matches(Coordinate(lat: p.lat, lon: p.lon)).parkCount
+                    return named ? index.locate(p).count : index.matches(p).parkCount
                 }
-                print("| \(count) | fence lookup, point (PostGIS's query) | \(point.rate) | \(point.p50) | \(point.p99) | same probes, no accuracy |")
-            }
-            if selected.contains("named") {
-                var m = 0
-                let named = Self.measure(self.calls) {
-                    let p = probes[m % probes.count]
-                    m += 1
-                    return index.locate(Coordinate(lat: p.lat, lon: p.lon)).count
-                }
-                print("| \(count) | fence lookup, point, with names (`/v1/locate`) | \(named.rate) | \(named.p50) | \(named.p99) | same probes, parks and zones named |")
+                print("| \(count) | \(label) | \(point.rate) | \(point.p50) | \(point.p99) | \(note) |")
             }
 
             if selected.contains("nearby") {

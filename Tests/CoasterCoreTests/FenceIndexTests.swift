@@ -313,21 +313,23 @@ struct FenceIndexTests {
         #expect(index.locate(Geodesy.destination(from: center, azimuth: 90, distance: 100), accuracy: 10).first?.containment == .inside)
     }
 
+    /// A square `size` degrees a side from its south-west corner.
+    static func square(_ minLon: Double, _ minLat: Double, _ size: Double) -> MultiPolygon {
+        MultiPolygon(polygons: [Polygon(rings: [[
+            Coordinate(lat: minLat, lon: minLon), Coordinate(lat: minLat, lon: minLon + size),
+            Coordinate(lat: minLat + size, lon: minLon + size), Coordinate(lat: minLat + size, lon: minLon),
+            Coordinate(lat: minLat, lon: minLon),
+        ]])])
+    }
+
     /// Two parks side by side, a ride in each beside the shared fence: a circle over the fence meets
     /// both parks, and each ride is listed under its own park only.
     @Test func eachZoneIsFiledUnderItsOwnPark() throws {
-        func square(_ minLon: Double, _ minLat: Double, _ size: Double) -> MultiPolygon {
-            MultiPolygon(polygons: [Polygon(rings: [[
-                Coordinate(lat: minLat, lon: minLon), Coordinate(lat: minLat, lon: minLon + size),
-                Coordinate(lat: minLat + size, lon: minLon + size), Coordinate(lat: minLat + size, lon: minLon),
-                Coordinate(lat: minLat, lon: minLon),
-            ]])])
-        }
-        let west = Park(id: "west", name: "West", timeZone: "UTC", attribution: nil, boundary: square(-0.01, 0, 0.01))
-        let east = Park(id: "east", name: "East", timeZone: "UTC", attribution: nil, boundary: square(0, 0, 0.01))
+        let west = Park(id: "west", name: "West", timeZone: "UTC", attribution: nil, boundary: Self.square(-0.01, 0, 0.01))
+        let east = Park(id: "east", name: "East", timeZone: "UTC", attribution: nil, boundary: Self.square(0, 0, 0.01))
         let zones = [
-            Zone(id: ZoneID(park: "west", slug: "a"), park: "west", kind: .ride, name: "A", ride: nil, area: square(-0.0004, 0.005, 0.0003)),
-            Zone(id: ZoneID(park: "east", slug: "b"), park: "east", kind: .ride, name: "B", ride: nil, area: square(0.0001, 0.005, 0.0003)),
+            Zone(id: ZoneID(park: "west", slug: "a"), park: "west", kind: .ride, name: "A", ride: nil, area: Self.square(-0.0004, 0.005, 0.0003)),
+            Zone(id: ZoneID(park: "east", slug: "b"), park: "east", kind: .ride, name: "B", ride: nil, area: Self.square(0.0001, 0.005, 0.0003)),
         ]
         for grids in [true, false] {
             let index = try FenceIndex(parks: [west, east], zones: zones, replicas: 1, centreFirst: true, grids: grids)
@@ -340,20 +342,13 @@ struct FenceIndexTests {
     /// Parks inside before uncertain, then by name; each park's zones after it in the same order,
     /// more of them than a lookup keeps in place; ``FenceIndex/forEach(_:park:zone:)`` in that order.
     @Test func answersComeInsideFirstThenByName() throws {
-        func square(_ minLon: Double, _ minLat: Double, _ size: Double) -> MultiPolygon {
-            MultiPolygon(polygons: [Polygon(rings: [[
-                Coordinate(lat: minLat, lon: minLon), Coordinate(lat: minLat, lon: minLon + size),
-                Coordinate(lat: minLat + size, lon: minLon + size), Coordinate(lat: minLat + size, lon: minLon),
-                Coordinate(lat: minLat, lon: minLon),
-            ]])])
-        }
         let p = Coordinate(lat: 0.005, lon: 0.005)
         // Given out of answer order. 0.0001° is 11 m: a 30 m circle at p is uncertain in "alpha".
         let parks = [
-            Park(id: "zed", name: "Zed", timeZone: "UTC", attribution: nil, boundary: square(0, 0, 0.01)),
-            Park(id: "alpha", name: "Alpha", timeZone: "UTC", attribution: nil, boundary: square(0.0049, 0, 0.01)),
-            Park(id: "far", name: "Far", timeZone: "UTC", attribution: nil, boundary: square(0.5, 0.5, 0.01)),
-            Park(id: "mid", name: "Mid", timeZone: "UTC", attribution: nil, boundary: square(-0.01, -0.01, 0.03)),
+            Park(id: "zed", name: "Zed", timeZone: "UTC", attribution: nil, boundary: Self.square(0, 0, 0.01)),
+            Park(id: "alpha", name: "Alpha", timeZone: "UTC", attribution: nil, boundary: Self.square(0.0049, 0, 0.01)),
+            Park(id: "far", name: "Far", timeZone: "UTC", attribution: nil, boundary: Self.square(0.5, 0.5, 0.01)),
+            Park(id: "mid", name: "Mid", timeZone: "UTC", attribution: nil, boundary: Self.square(-0.01, -0.01, 0.03)),
         ]
         // Zones around p: offset 0.0009 from p's corner puts p well inside, 0.00005 puts an edge 5 m away.
         var zones: [Zone] = []
@@ -363,7 +358,7 @@ struct FenceIndexTests {
                 let margin = n % 2 == 0 ? 0.0009 : 0.00005
                 zones.append(Zone(id: ZoneID(park: ParkID(rawValue: park), slug: "z\(n)"), park: ParkID(rawValue: park), kind: .ride,
                                   name: names[(n * 5 + park.count) % names.count], ride: nil,
-                                  area: square(0.005 - margin, 0.005 - margin, 0.002)))
+                                  area: Self.square(0.005 - margin, 0.005 - margin, 0.002)))
             }
         }
         func key(_ c: Containment, _ name: String, _ id: String) -> String { "\(c == .inside ? 0 : 1) \(name) \(id)" }
