@@ -388,6 +388,19 @@ struct FenceIndexTests {
         }
     }
 
+    /// A lookup's answer names areas by their places in the index that made it: another index
+    /// (the one swapped in after an import) refuses to read it rather than misname or overrun.
+    @Test func matchesFromAnotherIndexAreRefused() async {
+        await #expect(processExitsWith: .failure) {
+            let park = Park(id: "p", name: "P", timeZone: "UTC", attribution: nil, boundary: FenceIndexTests.square(0, 0, 0.01))
+            let made = try! FenceIndex(parks: [park], zones: [], replicas: 1)
+            let other = try! FenceIndex(parks: [park], zones: [], replicas: 1)
+            _ = other.hits(made.matches(Coordinate(lat: 0.005, lon: 0.005)))
+        }
+        let index = Self.index
+        #expect(index.hits(index.matches(Coordinate(lat: 41.4822, lon: -82.6835))).map(\.id) == ["cedar-point"])
+    }
+
     /// A lookup's verdicts, past the eight it keeps in place: removing, appending again, sorting.
     @Test func verdictsKeepOrderPastTheInlinePart() {
         var verdicts = Verdicts()

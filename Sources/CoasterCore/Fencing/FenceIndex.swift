@@ -113,6 +113,9 @@ public final class FenceIndex: Sendable {
 
     private let replicas: [Slot]
     private let nextReplica = Atomic<Int>(0)
+    /// Tells this index's ``FenceMatches`` from another's (an index is swapped after each import).
+    private let generation: Int
+    private static let generations = Atomic<Int>(0)
     public let vertexCount: Int
     /// Whether to test the centre first and the accuracy circle only near a boundary (the answer
     /// is the same either way; off only to check that in tests).
@@ -132,6 +135,7 @@ public final class FenceIndex: Sendable {
 
     init(parks: [Park], zones: [Zone], replicas: Int, centreFirst: Bool, grids: Bool) throws(GEOSError) {
         self.centreFirst = centreFirst
+        self.generation = Self.generations.add(1, ordering: .relaxed).newValue
         self.useGrids = grids
         var parkIndex: [ParkID: Int] = [:]
         var parkEntries: [ParkEntry] = []
@@ -210,7 +214,7 @@ public final class FenceIndex: Sendable {
     public func matches(_ position: Coordinate, accuracy: Double = 0) -> FenceMatches {
         // Filled in place through `inout`: built in a local that the search's closures capture,
         // the answer was then copied out as a block (7 % of a point lookup's samples).
-        var found = FenceMatches()
+        var found = FenceMatches(generation: self.generation)
         self.find(position, accuracy: accuracy, into: &found)
         return found
     }
@@ -273,7 +277,7 @@ public final class FenceIndex: Sendable {
             guard self.decideExactly(parks: &found.parks, zones: &found.zones, position: position, radius: radius,
                                      crossesAntimeridian: crossesAntimeridian)
             else {
-                found = FenceMatches()
+                found = FenceMatches(generation: self.generation)
                 return
             }
         }
@@ -283,6 +287,7 @@ public final class FenceIndex: Sendable {
     /// Each park of `matches` in answer order, each followed by its zones in answer order.
     public func forEach(_ matches: FenceMatches, park: (ParkID, Containment) -> Void,
                         zone: (_ park: ParkID, _ zone: ZoneID, _ kind: ZoneKind, _ ride: RideID?, Containment) -> Void) {
+        precondition(matches.generation == self.generation, "FenceMatches read by an index that did not make them")
         var z = 0
         for i in matches.parks.indices {
             let p = matches.parks[i].area
@@ -298,6 +303,7 @@ public final class FenceIndex: Sendable {
 
     /// `matches` with names: what ``locate(_:accuracy:)`` answers.
     public func hits(_ matches: FenceMatches) -> [ParkHit] {
+        precondition(matches.generation == self.generation, "FenceMatches read by an index that did not make them")
         var hits: [ParkHit] = []
         hits.reserveCapacity(matches.parks.count)
         var z = 0
@@ -495,8 +501,10 @@ public struct FenceMatches: Sendable {
     /// Zones of those parks, none outside, grouped by park in the parks' order (while the lookup
     /// runs: its candidates).
     var zones = Verdicts()
+    /// The index that made them (``FenceIndex/generation``): places mean nothing to another.
+    let generation: Int
 
-    init() {}
+    init(generation: Int) { self.generation = generation }
 
     /// Parks found.
     public var parkCount: Int { self.parks.count }
