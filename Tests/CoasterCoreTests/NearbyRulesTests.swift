@@ -63,6 +63,38 @@ struct NearbyRulesTests {
         }
     }
 
+    /// Each sharing level as nearby lists it: exact with its distance and zone, approximate
+    /// measured to its cell's centre and with no zone, park-only without a distance; a friend
+    /// inside the search box but beyond the radius is not listed.
+    @Test func eachPrecisionIsListedAsShared() throws {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let station = Coordinate(lat: 41.481656, lon: -82.688132)
+        // The viewer 95 m north of the centre of the approximate cell holding the station.
+        let here = Geodesy.destination(from: ApproximateGrid.snap(station), azimuth: 0, distance: 95)
+        func fix(_ c: Coordinate) -> AcceptedFix { AcceptedFix(position: c, accuracy: 5, recordedAt: now.addingTimeInterval(-30)) }
+        let visits: [ParkID: Date] = ["cedar-point": now]
+        let viewer = PersonState(id: UserID(1), username: "viewer", displayName: "V", latest: fix(here), visits: visits,
+                                 friends: [UserID(2), UserID(3), UserID(4), UserID(5)])
+        func friend(_ id: Int64, at c: Coordinate, _ precision: Precision) -> PersonState {
+            PersonState(id: UserID(id), username: "f\(id)", displayName: "F", latest: fix(c), zones: ["cedar-point.millennium-force"],
+                        visits: visits, sharing: SharingSettings(precision: precision), friends: [UserID(1)])
+        }
+        let east = Geodesy.destination(from: here, azimuth: 90, distance: 120)
+        let friends = [
+            friend(2, at: east, .exact),
+            friend(3, at: station, .approximate),
+            friend(4, at: Geodesy.destination(from: here, azimuth: 180, distance: 520), .exact),  // beyond 500 m
+            friend(5, at: east, .parkOnly),
+        ]
+        let found = try NearbyRules().friendsNearby(MutualFriends(viewer: viewer, among: friends), radius: 500, now: now,
+                                                    index: FenceIndexTests.index).get()
+        #expect(found.map(\.id) == [UserID(3), UserID(2), UserID(5)])
+        #expect(found.map(\.precision) == [.approximate, .exact, .parkOnly])
+        #expect(found.map(\.distance) == [100, 150, nil])
+        #expect(found.map(\.zone) == [nil, "cedar-point.millennium-force", nil])
+        #expect(found.map(\.park) == ["cedar-point", "cedar-point", "cedar-point"])
+    }
+
     @Test func onlyMutualUnblockedFriendsAreListed() {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let here = Coordinate(lat: 41.481656, lon: -82.688132)

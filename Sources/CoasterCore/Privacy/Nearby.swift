@@ -268,8 +268,12 @@ public struct NearbyRules: Sendable {
         let distances = Geodesy.LocalDistances(from: mine.position)
         var out: [NearbyPerson] = []
         out.reserveCapacity(friends.friendCount)
+        // Friends shown with a distance, and the point it is measured to: the distances are
+        // worked out afterwards in a loop of their own, where one friend's chain of square roots
+        // overlaps the next's instead of waiting behind the rules' other work.
+        var measured: [(record: UnsafeRawPointer, point: Coordinate, exact: Bool, age: Double, metres: Double, bucket: Double)] = []
+        measured.reserveCapacity(friends.friendCount)
         friends.forEachFriend { friend in
-            let id = friend.id
             guard let fix = friend.latest else { return }
             if !reach.contains(fix.position), !friend.openVisits.includesAny(of: myParks) { return }
             // The set of visited parks is built only for park-only sharing, which lists them.
@@ -279,22 +283,27 @@ public struct NearbyRules: Sendable {
             let age = (now.timeIntervalSince(fix.recordedAt) / 60).rounded(.down) * 60
             switch shared {
             case .exact(let c, _):
-                let d = Self.measure(from: distances, to: c, radius: radius)
-                guard d.metres <= radius else { return }
-                out.append(NearbyPerson(id: id, username: friend.username, displayName: friend.displayName,
-                                        distance: d.bucket, age: age, precision: .exact,
-                                        park: friend.firstVisited(at: now, timeout: self.visitTimeout),
-                                        zone: Self.mostSpecific(friend.zones, index: index)))
+                measured.append((friend.address, c, true, age, 0, 0))
             case .approximate(let c, _):
-                let d = Self.measure(from: distances, to: c, radius: radius)
-                guard d.metres <= radius else { return }
-                out.append(NearbyPerson(id: id, username: friend.username, displayName: friend.displayName,
-                                        distance: d.bucket, age: age, precision: .approximate,
-                                        park: friend.firstVisited(at: now, timeout: self.visitTimeout), zone: nil))
+                measured.append((friend.address, c, false, age, 0, 0))
             case .parkOnly(let parks):
                 guard let shared = parks.intersection(myParks).sorted().first else { return }
-                out.append(NearbyPerson(id: id, username: friend.username, displayName: friend.displayName,
+                out.append(NearbyPerson(id: friend.id, username: friend.username, displayName: friend.displayName,
                                         distance: nil, age: age, precision: .parkOnly, park: shared, zone: nil))
+            }
+        }
+        measured.withUnsafeMutableBufferPointer { measured in
+            for i in measured.indices {
+                (measured[i].metres, measured[i].bucket) = Self.measure(from: distances, to: measured[i].point, radius: radius)
+            }
+        }
+        // The records are the group's, alive until it is: read again without a reference count.
+        for m in measured where m.metres <= radius {
+            PersonState.borrow(at: m.record) { friend in
+                out.append(NearbyPerson(id: friend.id, username: friend.username, displayName: friend.displayName,
+                                        distance: m.bucket, age: m.age, precision: m.exact ? .exact : .approximate,
+                                        park: friend.firstVisited(at: now, timeout: self.visitTimeout),
+                                        zone: m.exact ? Self.mostSpecific(friend.zones, index: index) : nil))
             }
         }
         Self.sortNearestFirst(&out)
