@@ -172,7 +172,8 @@ public protocol FriendGroup {
     var viewer: PersonState { get }
     /// At most this many friends: room to reserve for answers.
     var friendCount: Int { get }
-    /// Calls `body` with each friend, in id order.
+    /// Calls `body` with each friend, in id order. Each friend's record must outlive the group:
+    /// the rules keep records' addresses past `body` (``PersonState/borrow(at:_:)``).
     func forEachFriend(_ body: (PersonState) -> Void)
 }
 
