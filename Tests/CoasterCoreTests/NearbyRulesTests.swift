@@ -95,6 +95,40 @@ struct NearbyRulesTests {
         #expect(found.map(\.park) == ["cedar-point", "cedar-point", "cedar-point"])
     }
 
+    /// Park-only friends are listed by nearby when they visit a park the viewer visits, however
+    /// far their last fix, and never for a park the viewer is not in; a park's friend list holds
+    /// only friends visiting it, a zone only for exact sharing.
+    @Test func parkListsFollowVisits() throws {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let station = Coordinate(lat: 41.481656, lon: -82.688132)
+        let kingsIsland = Coordinate(lat: 39.3440, lon: -84.2680)
+        func fix(_ c: Coordinate) -> AcceptedFix { AcceptedFix(position: c, accuracy: 5, recordedAt: now.addingTimeInterval(-30)) }
+        let viewer = PersonState(id: UserID(1), username: "viewer", displayName: "V", latest: fix(station), visits: ["cedar-point": now],
+                                 friends: [UserID(2), UserID(3), UserID(4), UserID(5), UserID(6), UserID(7)])
+        func friend(_ id: Int64, at c: Coordinate, visiting park: ParkID, _ precision: Precision) -> PersonState {
+            PersonState(id: UserID(id), username: "f\(id)", displayName: "F", latest: fix(c), zones: ["cedar-point.millennium-force"],
+                        visits: [park: now], sharing: SharingSettings(precision: precision), friends: [UserID(1)])
+        }
+        let near = Geodesy.destination(from: station, azimuth: 90, distance: 120)
+        let friends = MutualFriends(viewer: viewer, among: [
+            friend(2, at: near, visiting: "kings-island", .parkOnly),  // beside the viewer, on a visit elsewhere
+            friend(7, at: kingsIsland, visiting: "kings-island", .parkOnly),
+            friend(3, at: Geodesy.destination(from: station, azimuth: 0, distance: 5_000), visiting: "cedar-point", .parkOnly),
+            friend(4, at: near, visiting: "cedar-point", .approximate),
+            friend(5, at: near, visiting: "kings-island", .exact),  // beside the viewer, on a visit elsewhere
+            friend(6, at: near, visiting: "cedar-point", .exact),
+        ])
+        let rules = NearbyRules()
+        let nearby = try rules.friendsNearby(friends, radius: 500, now: now, index: FenceIndexTests.index).get()
+        #expect(nearby.filter { $0.precision == .parkOnly }.map(\.id) == [UserID(3)])
+        #expect(nearby.first { $0.id == UserID(3) }?.park == "cedar-point")
+        #expect(nearby.first { $0.id == UserID(5) }?.park == "kings-island")
+        let inPark = rules.friendsInPark(friends, park: "cedar-point", now: now, index: FenceIndexTests.index)
+        #expect(inPark.map(\.id) == [UserID(3), UserID(4), UserID(6)])
+        #expect(inPark.map(\.precision) == [.parkOnly, .approximate, .exact])
+        #expect(inPark.map(\.zone) == [nil, nil, "cedar-point.millennium-force"])
+    }
+
     @Test func onlyMutualUnblockedFriendsAreListed() {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let here = Coordinate(lat: 41.481656, lon: -82.688132)
