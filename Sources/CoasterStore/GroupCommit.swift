@@ -86,9 +86,10 @@ final class GroupCommit: Sendable {
     /// Runs `work` in a savepoint of the group's transaction, rolled back if it throws.
     ///
     /// GRDB's `inSavepoint` compiles its `SAVEPOINT` and `RELEASE` anew each time, 3 % of a fix
-    /// request's instructions; these are prepared once per connection. GRDB still sees them begin and end the savepoint (a statement's effect on the
-    /// transaction is read when it is prepared), and once SQLite has dropped the transaction
-    /// (SQLITE_FULL) GRDB refuses them, so the write fails like every statement after it.
+    /// request's instructions; these are prepared once per connection. GRDB still sees them begin
+    /// and end the savepoint (a statement's effect on the transaction is read when it is
+    /// prepared), and once SQLite has dropped the transaction (SQLITE_FULL) GRDB refuses them, so
+    /// the write fails like every statement after it.
     private static func inSavepoint<T>(_ db: Database, _ work: () throws -> T) throws -> T {
         try db.cachedStatement(sql: "SAVEPOINT group_commit").execute()
         let value: T

@@ -32,7 +32,8 @@ struct Engine: ParsableCommand {
 
     @Option(help: """
         Operations to time, comma-separated: fence (lookup with 10 m accuracy), point, named (the \
-        point lookup with names, as GET /v1/locate answers), nearby, decide, waits. All by default; one alone is what a profiler should watch.
+        point lookup with names, as GET /v1/locate answers), nearby, decide, waits. All by \
+        default; one alone is what a profiler should watch.
         """)
     var only = Engine.operations.joined(separator: ",")
 

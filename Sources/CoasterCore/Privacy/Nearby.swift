@@ -368,15 +368,11 @@ public struct NearbyRules: Sendable {
     /// when no value within its tolerance would fall in another bucket or on the other side of the
     /// radius, else the geodesic. Answers are the same as with the geodesic everywhere.
     static func distance(_ a: Coordinate, _ b: Coordinate, radius: Double) -> Double {
-        Self.distance(from: Geodesy.LocalDistances(from: a), to: b, radius: radius)
+        Self.measure(from: Geodesy.LocalDistances(from: a), to: b, radius: radius).metres
     }
 
-    /// ``distance(_:_:radius:)`` from the centre of `distances`, made once per query.
-    static func distance(from distances: Geodesy.LocalDistances, to b: Coordinate, radius: Double) -> Double {
-        Self.measure(from: distances, to: b, radius: radius).metres
-    }
-
-    /// ``distance(from:to:radius:)`` and its bucket, found on the way (each bucket is a division).
+    /// ``distance(_:_:radius:)`` from the centre of `distances` (made once per query), and its
+    /// bucket, found on the way (each bucket is a division).
     @inline(__always)
     static func measure(from distances: Geodesy.LocalDistances, to b: Coordinate, radius: Double) -> (metres: Double, bucket: Double) {
         if let d = distances.to(b) {
