@@ -12,8 +12,14 @@ import Synchronization
 import WSClient
 import Testing
 
-@Suite("Live updates")
+/// Every test here waits on a WebSocket or a stream; the limit is the backstop that turns a wait
+/// that never ends into a failure (the waits below have their own, shorter deadlines).
+@Suite("Live updates", .timeLimit(.minutes(5)))
 struct LiveTests {
+    /// How long a test waits for a message it expects. The server sends heartbeats (every 200 ms
+    /// in these tests), so a loop that skips them still gets to look at the clock.
+    static let patience: Duration = .seconds(30)
+
     /// A friend walks into Cedar Point; the other friend's WebSocket shows the enter and the position.
     /// A ghost friend's fixes never reach it.
     @Test func aWebSocketClientSeesAFriendEnterThePark() async throws {
@@ -37,7 +43,8 @@ struct LiveTests {
                 // The ghost walks in first, then Bob.
                 _ = try await client.postFixes(FixTests.walkIn(endingAt: Date()).map { var f = $0; f["id"] = nil; return f }, as: ghost)
                 _ = try await client.postFixes(FixTests.walkIn(endingAt: Date()), as: bob)
-                while let message = try await messages.next() {
+                let deadline = ContinuousClock.now + Self.patience
+                while ContinuousClock.now < deadline, let message = try await messages.next() {
                     guard case .text(let text) = message,
                           let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else { continue }
                     if object["type"] as? String == "heartbeat" { continue }
@@ -57,14 +64,18 @@ struct LiveTests {
         }
     }
 
-    /// The first message that is neither hello nor heartbeat, as JSON.
-    static func nextEvent<I: AsyncIteratorProtocol>(_ messages: inout I) async throws -> [String: Any]? where I.Element == WebSocketMessage {
-        while let message = try await messages.next() {
+    /// The first message that is neither hello nor heartbeat, as JSON; nil (and an issue) if none
+    /// comes within ``patience``.
+    static func nextEvent<I: AsyncIteratorProtocol>(_ messages: inout I, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [String: Any]?
+    where I.Element == WebSocketMessage {
+        let deadline = ContinuousClock.now + Self.patience
+        while ContinuousClock.now < deadline, let message = try await messages.next() {
             guard case .text(let text) = message,
                   let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else { continue }
             if ["hello", "heartbeat"].contains(object["type"] as? String) { continue }
             return object
         }
+        Issue.record("no event within \(Self.patience), or the connection closed", sourceLocation: sourceLocation)
         return nil
     }
 
@@ -89,7 +100,8 @@ struct LiveTests {
                         return
                     }
                     let report = try await client.send(.post, "/v1/rides/cedar-point.millennium-force/waits", as: ann, json: ["minutes": 35])
-                    #expect(report.status == .created)
+                    // A refused report is pushed to no one: waiting for the push would be waiting for nothing.
+                    try #require(report.status == .created, "\(String(buffer: report.body))")
                     let pushed = try await Self.nextEvent(&carlMessages)
                     #expect(pushed?["type"] as? String == "wait")
                     #expect((pushed?["ride"] as? [String: Any])?["id"] as? String == "cedar-point.millennium-force")
