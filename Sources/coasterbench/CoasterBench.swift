@@ -32,12 +32,13 @@ struct Engine: ParsableCommand {
 
     @Option(help: """
         Operations to time, comma-separated: fence (lookup with 10 m accuracy), point, named (the \
-        point lookup with names, as GET /v1/locate answers), nearby, decide, waits. All by \
-        default; one alone is what a profiler should watch.
+        point lookup with names, as GET /v1/locate answers), nearby (friends within 500 m by id, \
+        as PostGIS's query), nearby-named (as GET /v1/friends/nearby answers), decide, waits. All \
+        by default; one alone is what a profiler should watch.
         """)
     var only = Engine.operations.joined(separator: ",")
 
-    static let operations = ["fence", "point", "named", "nearby", "decide", "waits"]
+    static let operations = ["fence", "point", "named", "nearby", "nearby-named", "decide", "waits"]
 
     /// The operations `--only` names.
     private var selected: Set<String> { Set(self.only.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }) }
@@ -86,28 +87,35 @@ struct Engine: ParsableCommand {
                 print("| \(count) | \(label) | \(point.rate) | \(point.p50) | \(point.p99) | \(note) |")
             }
 
-            if selected.contains("nearby") {
+            if !selected.isDisjoint(with: ["nearby", "nearby-named"]) {
                 let rules = NearbyRules()
                 let ids = Array(w.people.keys).sorted()
                 var g = SeededGenerator(seed: self.seed &+ 1)
                 let askers = (0..<10_000).map { _ in ids.randomElement(using: &g)! }
-                var j = 0
-                var found = 0
                 // The service's directory (`PersonDirectory`); each call applies the rules to the
                 // asker's friends read in place, as the server does under the directory's lock.
                 let loading = Date()
                 let directory = PersonDirectory(ids.map { w.people[$0]! })
                 let loaded = Date().timeIntervalSince(loading)
-                let nearby = Self.measure(min(self.calls, 50_000)) {
-                    let answer = directory.withFriends(of: askers[j % askers.count]) { friends in
-                        rules.friendsNearby(friends, radius: 500, now: Date(), index: index)
+                // By id and distance, as PostGIS's query answers; and named and sorted, as the route.
+                for (operation, label) in [("nearby", "nearby friends, 500 m (ids, PostGIS's query)"),
+                                           ("nearby-named", "nearby friends, 500 m, named (`/v1/friends/nearby`)")]
+                where selected.contains(operation) {
+                    let named = operation == "nearby-named"
+                    var j = 0
+                    var found = 0
+                    let nearby = Self.measure(min(self.calls, 50_000)) {
+                        let asker = askers[j % askers.count]
+                        j += 1
+                        let count = directory.withFriends(of: asker) { friends in
+                            named ? (try? rules.friendsNearby(friends, radius: 500, now: Date(), index: index).get())?.count
+                                : (try? rules.findFriendsNearby(friends, radius: 500, now: Date()).get())?.count
+                        } ?? nil
+                        found += count ?? 0  // over both passes of measure
+                        return count ?? 0
                     }
-                    j += 1
-                    guard case .success(let list) = answer else { return 0 }
-                    found += list.count  // over both passes of measure
-                    return list.count
+                    print("| \(count) | \(label) | \(nearby.rate) | \(nearby.p50) | \(nearby.p99) | \(String(format: "%.1f", Double(found) / Double(2 * nearby.calls))) friends found per query; directory loaded in \(String(format: "%.1f", loaded)) s |")
                 }
-                print("| \(count) | nearby friends, 500 m | \(nearby.rate) | \(nearby.p50) | \(nearby.p99) | \(String(format: "%.1f", Double(found) / Double(2 * nearby.calls))) friends found per query; directory loaded in \(String(format: "%.1f", loaded)) s |")
             }
 
             if selected.contains("decide") {

@@ -129,6 +129,97 @@ struct NearbyRulesTests {
         #expect(inPark.map(\.zone) == [nil, nil, "cedar-point.millennium-force"])
     }
 
+    /// Nearby decides most friends from their ``NearbyCard`` and reads the record only for the
+    /// rest: the answers are those of the rules applied to each record, with every sharing choice
+    /// in the mix (each precision, ghost mode on, ended and not yet ended, per-friend overrides
+    /// hiding or coarsening, stale and missing fixes, no, one and several visits, friends near, at
+    /// the radius and out of reach), through a snapshot and through the directory read in place.
+    @Test func cardsAnswerAsTheRecordsWould() throws {
+        var g = SeededGenerator(seed: 11)
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let station = Coordinate(lat: 41.481656, lon: -82.688132)
+        let index = FenceIndexTests.index
+        let zones = index.zoneIDs
+        let parks: [ParkID] = ["cedar-point", "kings-island", "six-flags"]
+        let rules = NearbyRules()
+        var shown: [Precision: Int] = [:]
+        for round in 0..<80 {
+            let viewerID = UserID(1)
+            let count = 40
+            func randomPerson(_ id: UserID) -> PersonState {
+                let distance = [Double.random(in: 0...600, using: &g), Double.random(in: 480...520, using: &g),
+                                Double.random(in: 2_000...9_000, using: &g)].randomElement(using: &g)!
+                let position = Geodesy.destination(from: station, azimuth: Double.random(in: 0..<360, using: &g), distance: distance)
+                let age = [30.0, 3_000, 7_300, 90_000].randomElement(using: &g)!
+                let latest = Int.random(in: 0..<10, using: &g) == 0 ? nil
+                    : AcceptedFix(position: position, accuracy: 5, recordedAt: now.addingTimeInterval(-age))
+                var visits: [ParkID: Date] = [:]
+                for park in parks where Int.random(in: 0..<3, using: &g) == 0 {
+                    visits[park] = now.addingTimeInterval(-[60.0, 50_000].randomElement(using: &g)!)
+                }
+                let ghost: GhostMode = [.off, .off, .off, .on, .until(now.addingTimeInterval(600)), .until(now.addingTimeInterval(-600))]
+                    .randomElement(using: &g)!
+                var overrides: [UserID: SharingOverride] = [:]
+                if Int.random(in: 0..<4, using: &g) == 0 {
+                    overrides[viewerID] = [SharingOverride(hidden: true), SharingOverride(precision: .parkOnly),
+                                           SharingOverride(precision: .approximate), SharingOverride(precision: .exact)].randomElement(using: &g)!
+                } else if Int.random(in: 0..<6, using: &g) == 0 {
+                    overrides[UserID(999)] = SharingOverride(hidden: true)  // someone else's
+                }
+                let sharing = SharingSettings(ghost: ghost, precision: Precision.allCases.randomElement(using: &g)!, overrides: overrides)
+                return PersonState(id: id, username: "p\(Int.random(in: 0..<1_000, using: &g))-\(id.rawValue)", displayName: "P",
+                                   latest: latest, zones: Set(zones.shuffled(using: &g).prefix(Int.random(in: 0...3, using: &g))),
+                                   visits: visits, sharing: sharing, friends: [viewerID])
+            }
+            var viewer = randomPerson(viewerID)
+            viewer.latest = AcceptedFix(position: station, accuracy: 5, recordedAt: now.addingTimeInterval(-60))
+            viewer.visits["cedar-point"] = now
+            viewer.friends = UserIDSet((2..<(2 + Int64(count))).map { UserID($0) })
+            // Ids past the directory's array as well, which it keeps in a side table.
+            let friends = (2..<(2 + Int64(count))).map { randomPerson(UserID($0 == 2 ? 9_000_000_000 + $0 : $0)) }
+            viewer.friends = UserIDSet(friends.map(\.id))
+
+            // The rules as written, record by record.
+            let myParks = viewer.visiting(at: now, timeout: rules.visitTimeout)
+            var expected: [NearbyPerson] = []
+            for friend in friends {
+                guard let fix = friend.latest,
+                      let shared = rules.privacy.view(fix, sharing: friend.sharing, visiting: friend.visiting(at: now, timeout: rules.visitTimeout),
+                                                      viewer: viewerID, relationship: .friends, now: now)
+                else { continue }
+                let age = (now.timeIntervalSince(fix.recordedAt) / 60).rounded(.down) * 60
+                func listed(_ c: Coordinate, _ precision: Precision) {
+                    let d = Geodesy.distance(station, c)
+                    guard d <= 500 else { return }
+                    expected.append(NearbyPerson(id: friend.id, username: friend.username, displayName: friend.displayName,
+                                                 distance: DistanceBuckets.bucket(d), age: age, precision: precision,
+                                                 park: friend.firstVisited(at: now, timeout: rules.visitTimeout),
+                                                 zone: precision == .exact ? NearbyRules.mostSpecific(friend.zones, index: index) : nil))
+                }
+                switch shared {
+                case .exact(let c, _): listed(c, .exact)
+                case .approximate(let c, _): listed(c, .approximate)
+                case .parkOnly(let visited):
+                    guard let park = visited.intersection(myParks).sorted().first else { continue }
+                    expected.append(NearbyPerson(id: friend.id, username: friend.username, displayName: friend.displayName,
+                                                 distance: nil, age: age, precision: .parkOnly, park: park, zone: nil))
+                }
+            }
+            expected.sort { ($0.distance ?? .infinity, $0.username) < ($1.distance ?? .infinity, $1.username) }
+            for person in expected { shown[person.precision, default: 0] += 1 }
+
+            let snapshot = try rules.friendsNearby(MutualFriends(viewer: viewer, among: friends), radius: 500, now: now, index: index).get()
+            #expect(snapshot == expected, "round \(round)")
+            let directory = PersonDirectory([viewer] + friends)
+            let inPlace = try #require(directory.withFriends(of: viewerID) { try? rules.friendsNearby($0, radius: 500, now: now, index: index).get() })
+            #expect(inPlace == expected, "round \(round)")
+            let ids = try #require(directory.withFriends(of: viewerID) { try? rules.findFriendsNearby($0, radius: 500, now: now).get() } ?? nil)
+            #expect(Set(ids.map(\.id)) == Set(expected.map(\.id)), "round \(round)")
+        }
+        // The mix reached every kind of answer.
+        #expect(Precision.allCases.allSatisfy { shown[$0, default: 0] >= 30 }, "\(shown)")
+    }
+
     @Test func onlyMutualUnblockedFriendsAreListed() {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let here = Coordinate(lat: 41.481656, lon: -82.688132)
@@ -238,6 +329,13 @@ struct PersonDirectoryTests {
             var p = PersonState(id: id, username: "u\(id)", displayName: "U")
             p.friends = UserIDSet(ids.filter { $0 != id && Int.random(in: 0..<3, using: &g) > 0 })
             p.blocks = Set(ids.filter { _ in Int.random(in: 0..<8, using: &g) == 0 })
+            // Something for the directory's cards to follow.
+            if Bool.random(using: &g) {
+                p.latest = AcceptedFix(position: Coordinate(lat: 41, lon: Double.random(in: -83 ... -82, using: &g)), accuracy: 5,
+                                       recordedAt: Date(timeIntervalSince1970: Double.random(in: 0...1e9, using: &g)))
+            }
+            p.sharing.precision = Precision.allCases.randomElement(using: &g)!
+            if Bool.random(using: &g) { p.visits = ["cedar-point": Date(timeIntervalSince1970: 0)] }
             return p
         }
         for step in 0..<3_000 {
@@ -270,6 +368,15 @@ struct PersonDirectoryTests {
                 #expect(directory.friends(of: p.id).map(walked) == expected)
                 // Read in place, as the nearby route does: the same friends, the side table's too.
                 #expect(directory.withFriends(of: p.id) { walked($0) } == expected)
+                // By card as well, each the card of the record the directory holds.
+                let carded = directory.withFriends(of: p.id) { friends in
+                    var cards: [UserID] = []
+                    friends.forEachCard { id, card in
+                        if card == NearbyCard(directory[id]!) { cards.append(id) }
+                    }
+                    return cards
+                }
+                #expect(carded == expected)
             }
             if step % 100 == 0 {
                 #expect(PersonDirectory(present).oneWayFriendships.map { "\($0)→\($1)" } == expected.map { "\($0)→\($1)" })

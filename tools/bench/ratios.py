@@ -51,7 +51,7 @@ def main(directory):
     lines = ["| target | CoasterLife | peer / reference | ratio | goal | met |", "|---|---|---|---|---|---|"]
 
     def add(name, ours, theirs, ratio, goal, met):
-        verdict = "yes" if met else "no" if met is not None else "not at this size"
+        verdict = "reference" if met == "reference" else "yes" if met else "no" if met is not None else "not at this size"
         lines.append(f"| {name} | {ours} | {theirs} | {ratio} | {goal} | {verdict} |")
 
     # Level 1: mean time per call (1e6 / calls per second) against PostGIS's mean in-server time,
@@ -59,15 +59,20 @@ def main(directory):
     users = next((r[0] for r in http if r[0].isdigit()), "?")
     at_1m = users == "1000000"
     same = int(users) if users.isdigit() and int(users) in sizes else small
-    # The point row by its full name: the named lookup's row starts the same way.
-    for op, query, label in [("fence lookup, point (PostGIS's query)", "locate", "fence lookup (point)"), ("nearby friends", "nearby-friends-first", "nearby, friends within 500 m")]:
+    # Rows by their full names: the named forms' rows start the same way. The targets compare the
+    # queries PostGIS answers (ids; ids and distances); the named forms, what the routes answer,
+    # are shown against the same PostGIS time for reference.
+    for op, query, label, goal in [
+            ("fence lookup, point (PostGIS's query)", "locate", "fence lookup (point)", True),
+            ("nearby friends, 500 m (ids, PostGIS's query)", "nearby-friends-first", "nearby, friends within 500 m (ids and distances)", True),
+            ("nearby friends, 500 m, named", "nearby-friends-first", "nearby, named and sorted as the route answers", False)]:
         r = eng(same, op)
         pg = peer("PostGIS in-server", query, 1)
         if r and pg:
             mean_us = 1e6 / number(r[2])
             ratio = pg * 1000 / mean_us
             add(f"engine {label} at {same:,} users vs PostGIS in-server", f"{mean_us:.2f} µs mean (p50 {r[3]})", f"{pg * 1000:.1f} µs",
-                f"{ratio:.1f}×", "≥ 100×", ratio >= 100)
+                f"{ratio:.1f}×", "≥ 100×" if goal else "", ratio >= 100 if goal else "reference")
     # Level 2 against level 3 and against /health, at 8 connections.
     health = wire("GET /health", 8)
     locate = wire("GET /v1/locate", 8)
@@ -96,7 +101,9 @@ def main(directory):
             server_rss <= 1024 if at_1m else None)
     # Scale: the same engine operations at the largest size against the smallest, and memory.
     if large != small:
-        for op, label in (("fence lookup, point (PostGIS's query)", "fence lookup, point"), ("nearby friends", "nearby friends")):
+        for op, label in (("fence lookup, point (PostGIS's query)", "fence lookup, point"),
+                          ("nearby friends, 500 m (ids, PostGIS's query)", "nearby friends (ids)"),
+                          ("nearby friends, 500 m, named", "nearby friends, named")):
             a, b = eng(small, op), eng(large, op)
             if a and b:
                 ratio = number(a[2]) / number(b[2])

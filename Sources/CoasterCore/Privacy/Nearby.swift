@@ -7,13 +7,15 @@ import Foundation
 /// A value type whose fields live in one shared, copy-on-write box: handing a person to a query
 /// (out of the directory, into a closure) costs one reference count, not one per set and string.
 public struct PersonState: Hashable, Sendable {
+    /// In the order the nearby route reads them: what names a friend found (through the visits),
+    /// then what their card is made from (through the sharing settings).
     struct Fields: Hashable, Sendable {
         var id: UserID
         var username: String
         var displayName: String
-        var latest: AcceptedFix?
         var zones: Set<ZoneID>
         var visits: OpenVisits
+        var latest: AcceptedFix?
         var sharing: SharingSettings
         var friends: UserIDSet
         var blocks: Set<UserID>
@@ -60,7 +62,7 @@ public struct PersonState: Hashable, Sendable {
     public init(id: UserID, username: String, displayName: String, latest: AcceptedFix? = nil, zones: Set<ZoneID> = [],
                 visits: [ParkID: Date] = [:], sharing: SharingSettings = SharingSettings(), friends: UserIDSet = [],
                 blocks: Set<UserID> = [], discoverable: Bool = false) {
-        self.box = Box(Fields(id: id, username: username, displayName: displayName, latest: latest, zones: zones, visits: OpenVisits(visits),
+        self.box = Box(Fields(id: id, username: username, displayName: displayName, zones: zones, visits: OpenVisits(visits), latest: latest,
                               sharing: sharing, friends: friends, blocks: blocks, discoverable: discoverable))
     }
 
@@ -95,19 +97,23 @@ public struct PersonState: Hashable, Sendable {
     /// Where the record is, to be read by ``prefetch(at:)`` without taking a reference.
     var address: UnsafeRawPointer { UnsafeRawPointer(Unmanaged.passUnretained(self.box).toOpaque()) }
 
-    /// How much of a record the nearby rules read: from the object's header (its reference count)
-    /// through the sharing settings, the last field they use.
-    private static let nearbyExtent = 16 + (MemoryLayout<Fields>.offset(of: \Fields.friends) ?? MemoryLayout<Fields>.size)
+    /// How much of a record naming a friend found nearby reads: from the object's header (its
+    /// reference count) through the visits.
+    static let namingExtent = 16 + (MemoryLayout<Fields>.offset(of: \Fields.latest) ?? MemoryLayout<Fields>.size)
+    /// How much of a record the nearby rules read when they make its card (a snapshot's): through
+    /// the sharing settings.
+    static let nearbyExtent = 16 + (MemoryLayout<Fields>.offset(of: \Fields.friends) ?? MemoryLayout<Fields>.size)
 
-    /// Starts loading the cache lines of the record at `address` (see ``address``) that the nearby
-    /// rules read, without taking a reference (see ``PersonDirectory/friends(of:)``).
-    static func prefetch(at address: UnsafeRawPointer) {
+    /// Starts loading the first `extent` bytes of the record at `address` (see ``address``),
+    /// without taking a reference (see ``PersonDirectory/friends(of:)``).
+    @inline(__always)
+    static func prefetch(at address: UnsafeRawPointer, extent: Int) {
         var offset = 0
-        while offset < Self.nearbyExtent {
+        while offset < extent {
             cmemory_prefetch(address + offset)
             offset += 64
         }
-        cmemory_prefetch(address + (Self.nearbyExtent - 1))
+        cmemory_prefetch(address + (extent - 1))
     }
 
     /// The first (by id) of ``visiting(at:timeout:)``, without building the set.
@@ -126,6 +132,84 @@ public struct PersonState: Hashable, Sendable {
             return first
         }
     }
+}
+
+/// What the nearby rules read of a friend first: the latest fix's position and time, how much of
+/// it is shared, and where the record is, in 32 bytes (two to a cache line), kept by
+/// ``PersonDirectory`` beside each record. With a million people a friend's record and its slot
+/// in the directory are three or four cache lines away in memory; the rules read the record only
+/// for the friends they list (for names and zones) or for what a card cannot settle: per-friend
+/// overrides, a ghost mode that ends, park-only sharing, or a friend out of reach who may be
+/// visiting the viewer's park. Everything else is decided from the card, by the same rules
+/// (``NearbyRules/findFriendsNearby(_:radius:now:)``).
+public struct NearbyCard: Equatable, Sendable {
+    /// The latest accepted fix; all three NaN without one.
+    let lat: Double
+    let lon: Double
+    /// Seconds since the reference date.
+    let recordedAt: Double
+    /// The record's address (see ``PersonState/address``), 16-byte aligned like every Swift
+    /// object, with the flags below in its four low bits; 0 for nobody. Valid while the record
+    /// lives: the directory's slot, or a snapshot, keeps it.
+    private let word: UInt
+
+    /// Shares its position exactly (else approximately; see ``settledByRecord``).
+    static let exact: UInt = 1
+    /// Ghost mode with no end: hidden from everyone.
+    static let hidden: UInt = 2
+    /// Visibility depends on more than the card holds: per-friend overrides, a ghost mode with an
+    /// end, park-only sharing (which lists visits).
+    static let settledByRecord: UInt = 4
+    /// No open visit.
+    static let noVisits: UInt = 8
+    private static let flagBits: UInt = 15
+
+    /// The card of nobody.
+    static let empty = NearbyCard(lat: .nan, lon: .nan, recordedAt: .nan, word: 0)
+
+    private init(lat: Double, lon: Double, recordedAt: Double, word: UInt) {
+        self.lat = lat
+        self.lon = lon
+        self.recordedAt = recordedAt
+        self.word = word
+    }
+
+    /// The card of `person`, pointing at their record (which must outlive it).
+    init(_ person: PersonState) {
+        var flags: UInt = 0
+        let sharing = person.sharing
+        switch sharing.ghost {
+        case .off: break
+        case .on: flags |= Self.hidden
+        case .until: flags |= Self.settledByRecord
+        }
+        if !sharing.overrides.isEmpty { flags |= Self.settledByRecord }
+        switch sharing.precision {
+        case .exact: flags |= Self.exact
+        case .approximate: break
+        case .parkOnly: flags |= Self.settledByRecord
+        }
+        if person.openVisits.count == 0 { flags |= Self.noVisits }
+        let address = UInt(bitPattern: person.address)
+        precondition(address & Self.flagBits == 0, "a record not 16-byte aligned")
+        let fix = person.latest
+        self.init(lat: fix?.position.lat ?? .nan, lon: fix?.position.lon ?? .nan,
+                  recordedAt: fix?.recordedAt.timeIntervalSinceReferenceDate ?? .nan, word: address | flags)
+    }
+
+    /// The same card: the same bits (a card without a fix holds NaNs, which `==` on doubles
+    /// would call unequal to themselves).
+    public static func == (a: NearbyCard, b: NearbyCard) -> Bool {
+        a.lat.bitPattern == b.lat.bitPattern && a.lon.bitPattern == b.lon.bitPattern
+            && a.recordedAt.bitPattern == b.recordedAt.bitPattern && a.word == b.word
+    }
+
+    /// Someone's card (not ``empty``).
+    var isSomeone: Bool { self.word != 0 }
+    var hasFix: Bool { !self.recordedAt.isNaN }
+    func has(_ flag: UInt) -> Bool { self.word & flag != 0 }
+    /// Where the record is; only for someone's card.
+    var record: UnsafeRawPointer { UnsafeRawPointer(bitPattern: self.word & ~Self.flagBits)! }
 }
 
 /// A person's open visits (park → time of the last evidence) without a heap allocation for the
@@ -228,6 +312,23 @@ public struct NearbyPerson: Hashable, Sendable {
     public var zone: ZoneID?
 }
 
+/// A friend found nearby, before names: what the viewer may see of them, by id
+/// (``NearbyRules/findFriendsNearby(_:radius:now:)``).
+public struct NearbyFind: Hashable, Sendable {
+    public var id: UserID
+    /// Bucketed metres from the viewer's latest fix; `nil` for park-only sharing.
+    public var distance: Double?
+    /// Seconds since the fix, rounded down to whole minutes.
+    public var age: TimeInterval
+    public var precision: Precision
+    /// For park-only sharing, the park shared; otherwise `nil`.
+    public var park: ParkID?
+    /// The friend's record's address (``NearbyCard/record``): valid while the group it was found
+    /// in lasts.
+    let recordAddress: UInt
+    var record: UnsafeRawPointer { UnsafeRawPointer(bitPattern: self.recordAddress)! }
+}
+
 public enum NearbyRefusal: String, Error, Sendable {
     /// The viewer has no accepted fix within the time-to-live.
     case noRecentFix = "no_recent_fix"
@@ -248,48 +349,102 @@ public struct NearbyRules: Sendable {
         self.visitTimeout = visitTimeout
     }
 
-    /// Accepted friends within `radius` metres of the viewer's own latest fix, nearest first.
-    ///
-    /// Distances are computed from what the viewer may see (an approximate friend's snapped cell
-    /// centre, never the true position) and then bucketed. Park-only friends are listed without a
-    /// distance when the viewer is visiting the same park. Cost: O(friends of the viewer).
+    /// Accepted friends within `radius` metres of the viewer's own latest fix, nearest first:
+    /// ``findFriendsNearby(_:radius:now:)``, then each friend found named from their record.
     ///
     /// `friends` is the viewer with their mutual, unblocked friends: a snapshot, or the directory
     /// read in place under its lock.
     public func friendsNearby(_ friends: some FriendGroup, radius: Double, now: Date, index: FenceIndex) -> Result<[NearbyPerson], NearbyRefusal> {
+        self.find(friends, radius: radius, now: now, naming: true).map { self.named($0, in: friends, now: now, index: index) }
+    }
+
+    /// ``friendsNearby(_:radius:now:index:)`` for the directory read in place, the server's case:
+    /// compiled for it, where a caller in another module would run the generic code (each friend
+    /// through the protocol's witnesses).
+    public func friendsNearby(_ friends: FriendsInPlace, radius: Double, now: Date, index: FenceIndex) -> Result<[NearbyPerson], NearbyRefusal> {
+        self.find(friends, radius: radius, now: now, naming: true).map { self.named($0, in: friends, now: now, index: index) }
+    }
+
+    /// ``findFriendsNearby(_:radius:now:)`` for the directory read in place (see above).
+    public func findFriendsNearby(_ friends: FriendsInPlace, radius: Double, now: Date) -> Result<[NearbyFind], NearbyRefusal> {
+        self.find(friends, radius: radius, now: now, naming: false)
+    }
+
+    /// The friends ``friendsNearby(_:radius:now:index:)`` lists, by id and in no order: what may
+    /// be shown of each, without their names, visited park or zone.
+    ///
+    /// Distances are computed from what the viewer may see (an approximate friend's snapped cell
+    /// centre, never the true position) and then bucketed. Park-only friends are listed without a
+    /// distance when the viewer is visiting the same park. Cost: O(friends of the viewer), most
+    /// decided from their ``NearbyCard`` alone.
+    public func findFriendsNearby(_ friends: some FriendGroup, radius: Double, now: Date) -> Result<[NearbyFind], NearbyRefusal> {
+        self.find(friends, radius: radius, now: now, naming: false)
+    }
+
+    /// `naming`: the records of the friends kept will be read (for their names), so each is asked
+    /// for as soon as the friend is kept, to arrive while the rest are decided.
+    private func find(_ friends: some FriendGroup, radius: Double, now: Date, naming: Bool) -> Result<[NearbyFind], NearbyRefusal> {
         let viewer = friends.viewer
         guard let mine = viewer.latest, now.timeIntervalSince(mine.recordedAt) <= self.privacy.timeToLive else {
             return .failure(.noRecentFix)
         }
-        let myParks = viewer.visiting(at: now, timeout: self.visitTimeout)
+        // The viewer's visits, a set to build, are needed only for what a card cannot settle.
+        var visited: Set<ParkID>?
+        func myParks() -> Set<ParkID> {
+            if let visited { return visited }
+            let parks = viewer.visiting(at: now, timeout: self.visitTimeout)
+            visited = parks
+            return parks
+        }
         // A conservative box around the viewer: anything outside it is farther than the radius,
         // even snapped, so the exact (and costlier) geodesic distance is skipped for it.
         let reach = Geodesy.boundingBox(center: mine.position, radius: radius + ApproximateGrid.cellRadius * 1.5)
         let distances = Geodesy.LocalDistances(from: mine.position)
-        var out: [NearbyPerson] = []
-        out.reserveCapacity(friends.friendCount)
+        // `Date.timeIntervalSince` is this subtraction: the card's times give the same answers.
+        let seconds = now.timeIntervalSinceReferenceDate, timeToLive = self.privacy.timeToLive
+        var found: [NearbyFind] = []
+        found.reserveCapacity(friends.friendCount)
         // Friends shown with a distance, and the point it is measured to: the distances are
         // worked out afterwards in a loop of their own, where one friend's chain of square roots
         // overlaps the next's instead of waiting behind the rules' other work.
-        var measured: [(record: UnsafeRawPointer, point: Coordinate, exact: Bool, age: Double, metres: Double, bucket: Double)] = []
+        var measured: [(id: UserID, record: UnsafeRawPointer, point: Coordinate, exact: Bool, age: Double, metres: Double, bucket: Double)] = []
         measured.reserveCapacity(friends.friendCount)
-        friends.forEachFriend { friend in
-            guard let fix = friend.latest else { return }
-            if !reach.contains(fix.position), !friend.openVisits.includesAny(of: myParks) { return }
-            // The set of visited parks is built only for park-only sharing, which lists them.
-            guard let shared = self.privacy.view(fix, sharing: friend.sharing, visiting: friend.visiting(at: now, timeout: self.visitTimeout),
-                                                 viewer: viewer.id, relationship: .friends, now: now)
-            else { return }
-            let age = (now.timeIntervalSince(fix.recordedAt) / 60).rounded(.down) * 60
-            switch shared {
-            case .exact(let c, _):
-                measured.append((friend.address, c, true, age, 0, 0))
-            case .approximate(let c, _):
-                measured.append((friend.address, c, false, age, 0, 0))
-            case .parkOnly(let parks):
-                guard let shared = parks.intersection(myParks).sorted().first else { return }
-                out.append(NearbyPerson(id: friend.id, username: friend.username, displayName: friend.displayName,
-                                        distance: nil, age: age, precision: .parkOnly, park: shared, zone: nil))
+        friends.forEachCard { id, card in
+            // What the card settles: no fix, ghost mode, a stale fix (as `LocationPrivacy.view`).
+            guard card.hasFix, !card.has(NearbyCard.hidden), seconds - card.recordedAt <= timeToLive else { return }
+            let age = ((seconds - card.recordedAt) / 60).rounded(.down) * 60
+            let position = Coordinate(lat: card.lat, lon: card.lon)
+            let inReach = reach.contains(position)
+            guard card.has(NearbyCard.settledByRecord) else {
+                // Out of reach, a position shared exactly or approximately is beyond the radius.
+                guard inReach else { return }
+                if naming { PersonState.prefetch(at: card.record, extent: PersonState.namingExtent) }
+                if card.has(NearbyCard.exact) {
+                    measured.append((id, card.record, position, true, age, 0, 0))
+                } else {
+                    measured.append((id, card.record, ApproximateGrid.snap(position), false, age, 0, 0))
+                }
+                return
+            }
+            // Out of reach, only park-only sharing can list a friend: one visiting the viewer's park.
+            if !inReach, card.has(NearbyCard.noVisits) { return }
+            PersonState.borrow(at: card.record) { friend in
+                guard let fix = friend.latest else { return }
+                if !inReach, !friend.openVisits.includesAny(of: myParks()) { return }
+                // The set of visited parks is built only for park-only sharing, which lists them.
+                guard let shared = self.privacy.view(fix, sharing: friend.sharing, visiting: friend.visiting(at: now, timeout: self.visitTimeout),
+                                                     viewer: viewer.id, relationship: .friends, now: now)
+                else { return }
+                switch shared {
+                case .exact(let c, _):
+                    measured.append((id, card.record, c, true, age, 0, 0))
+                case .approximate(let c, _):
+                    measured.append((id, card.record, c, false, age, 0, 0))
+                case .parkOnly(let parks):
+                    guard let shared = parks.intersection(myParks()).sorted().first else { return }
+                    found.append(NearbyFind(id: id, distance: nil, age: age, precision: .parkOnly, park: shared,
+                                           recordAddress: UInt(bitPattern: card.record)))
+                }
             }
         }
         measured.withUnsafeMutableBufferPointer { measured in
@@ -297,17 +452,31 @@ public struct NearbyRules: Sendable {
                 (measured[i].metres, measured[i].bucket) = Self.measure(from: distances, to: measured[i].point, radius: radius)
             }
         }
-        // The records are the group's, alive until it is: read again without a reference count.
         for m in measured where m.metres <= radius {
-            PersonState.borrow(at: m.record) { friend in
-                out.append(NearbyPerson(id: friend.id, username: friend.username, displayName: friend.displayName,
-                                        distance: m.bucket, age: m.age, precision: m.exact ? .exact : .approximate,
-                                        park: friend.firstVisited(at: now, timeout: self.visitTimeout),
-                                        zone: m.exact ? Self.mostSpecific(friend.zones, index: index) : nil))
+            found.append(NearbyFind(id: m.id, distance: m.bucket, age: m.age, precision: m.exact ? .exact : .approximate, park: nil,
+                                    recordAddress: UInt(bitPattern: m.record)))
+        }
+        return .success(found)
+    }
+
+    /// The friends found, named from their records, with the park each is visiting (park-only:
+    /// the park shared) and, shared exactly, the most specific zone; nearest first.
+    private func named(_ found: [NearbyFind], in friends: some FriendGroup, now: Date, index: FenceIndex) -> [NearbyPerson] {
+        var out: [NearbyPerson] = []
+        out.reserveCapacity(found.count)
+        // Read in place: a copy of each find was a fifth of this step (its park, a string).
+        found.withUnsafeBufferPointer { found in
+            for i in found.indices {
+                PersonState.borrow(at: found[i].record) { friend in
+                    out.append(NearbyPerson(id: found[i].id, username: friend.username, displayName: friend.displayName,
+                                            distance: found[i].distance, age: found[i].age, precision: found[i].precision,
+                                            park: found[i].park ?? friend.firstVisited(at: now, timeout: self.visitTimeout),
+                                            zone: found[i].precision == .exact ? Self.mostSpecific(friend.zones, index: index) : nil))
+                }
             }
         }
         Self.sortNearestFirst(&out)
-        return .success(out)
+        return out
     }
 
     /// People who opted in to being discoverable, visiting a park the viewer is visiting, within
@@ -378,9 +547,10 @@ public struct NearbyRules: Sendable {
         if let d = distances.to(b) {
             let tolerance = Geodesy.localDistanceTolerance(d)
             let low = max(0, d - tolerance), high = d + tolerance
-            // Buckets only grow with the distance: d's is the one both ends share.
+            // Buckets only grow with the distance, and a bucket's own value is in it: if `high` is
+            // no more than `low`'s bucket, both ends (and d) share it. (Past it, the geodesic decides.)
             let bucket = DistanceBuckets.bucket(low)
-            if bucket == DistanceBuckets.bucket(high), (low <= radius) == (high <= radius) { return (d, bucket) }
+            if high <= bucket, (low <= radius) == (high <= radius) { return (d, bucket) }
         }
         let d = Geodesy.distance(distances.center, b)
         return (d, DistanceBuckets.bucket(d))
