@@ -148,19 +148,23 @@ public struct PersonDirectory: Sendable {
     /// of a nearby query). `nil` without calling `body` if there is no such person. The directory
     /// must not change while `body` runs, so its owner calls this under its lock.
     public func withFriends<R>(of id: UserID, _ body: (FriendsInPlace) -> R) -> R? {
+        self.friendsInPlace(of: id).map(body)
+    }
+
+    /// The group ``withFriends(of:_:)`` hands out, made outside that generic function: called
+    /// from another module it runs unspecialised, and its buffer reads went through generic
+    /// metadata on every query.
+    private func friendsInPlace(of id: UserID) -> FriendsInPlace? {
         guard let person = self[id] else { return nil }
-        return self.slots.withUnsafeBufferPointer { slots in
-            self.cards.withUnsafeBufferPointer { cards in
-                // The cards are asked for all at once, before anyone reads one (see `prefetchFriends`).
-                if let base = cards.baseAddress {
-                    for friend in person.friends {
-                        let i = Int(friend.rawValue)
-                        if i >= 0, i < cards.count { cmemory_prefetch(base + i) }
-                    }
-                }
-                return body(FriendsInPlace(viewer: person, slots: slots, cards: cards, sparse: self.sparse, oneWay: self.oneWay[id]))
+        // The cards are asked for all at once, before anyone reads one (see `prefetchFriends`).
+        self.cards.withUnsafeBufferPointer { cards in
+            guard let base = cards.baseAddress else { return }
+            for friend in person.friends {
+                let i = Int(friend.rawValue)
+                if i >= 0, i < cards.count { cmemory_prefetch(base + i) }
             }
         }
+        return FriendsInPlace(viewer: person, slots: self.slots, cards: self.cards, sparse: self.sparse, oneWay: self.oneWay[id])
     }
 
     /// Asks for each friend's record before anyone reads it: the reference counts, or the rules'
@@ -201,8 +205,8 @@ public protocol FriendGroup {
 /// Made only by ``PersonDirectory/withFriends(of:_:)`` and valid only while its `body` runs.
 public struct FriendsInPlace: FriendGroup {
     public let viewer: PersonState
-    fileprivate let slots: UnsafeBufferPointer<PersonState?>
-    fileprivate let cards: UnsafeBufferPointer<NearbyCard>
+    fileprivate let slots: ContiguousArray<PersonState?>
+    fileprivate let cards: ContiguousArray<NearbyCard>
     fileprivate let sparse: [UserID: PersonState]
     fileprivate let oneWay: UserIDSet?
 
@@ -212,12 +216,14 @@ public struct FriendsInPlace: FriendGroup {
     /// else the side table), each lent to `body` without a reference count.
     @inline(__always)
     public func forEachFriend(_ body: (PersonState) -> Void) {
-        self.forEachMutual { friend in
-            let i = Int(friend.rawValue)
-            if i >= 0, i < self.slots.count, let record = self.slots[i]?.address {
-                PersonState.borrow(at: record, body)
-            } else if !self.sparse.isEmpty, let person = self.sparse[friend] {
-                body(person)
+        self.slots.withUnsafeBufferPointer { slots in
+            self.forEachMutual { friend in
+                let i = Int(friend.rawValue)
+                if i >= 0, i < slots.count, let record = slots[i]?.address {
+                    PersonState.borrow(at: record, body)
+                } else if !self.sparse.isEmpty, let person = self.sparse[friend] {
+                    body(person)
+                }
             }
         }
     }
@@ -226,12 +232,14 @@ public struct FriendsInPlace: FriendGroup {
     /// in the side table, made from the record.
     @inline(__always)
     public func forEachCard(_ body: (UserID, NearbyCard) -> Void) {
-        self.forEachMutual { friend in
-            let i = Int(friend.rawValue)
-            if i >= 0, i < self.cards.count, self.cards[i].isSomeone {
-                body(friend, self.cards[i])
-            } else if !self.sparse.isEmpty, let person = self.sparse[friend] {
-                body(friend, NearbyCard(person))
+        self.cards.withUnsafeBufferPointer { cards in
+            self.forEachMutual { friend in
+                let i = Int(friend.rawValue)
+                if i >= 0, i < cards.count, cards[i].isSomeone {
+                    body(friend, cards[i])
+                } else if !self.sparse.isEmpty, let person = self.sparse[friend] {
+                    body(friend, NearbyCard(person))
+                }
             }
         }
     }
