@@ -5,8 +5,23 @@ import GRDB
 import Synchronization
 import Testing
 
-@Suite("Group commit")
+/// Every wait on the writer has a deadline (``waitUntil(_:_:sourceLocation:)``); the limit is the
+/// backstop that turns any other wait that never ends into a failure.
+@Suite("Group commit", .timeLimit(.minutes(5)))
 struct GroupCommitTests {
+    /// Polls `condition` until it holds or 10 s pass; the latter is recorded as an issue (at the
+    /// caller's line), so a writer that never picks up its work fails the test instead of hanging it.
+    static func waitUntil(_ what: String, sourceLocation: SourceLocation = #_sourceLocation, _ condition: () throws -> Bool) async rethrows {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while try !condition() {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("still waiting after 10 s until \(what)", sourceLocation: sourceLocation)
+                return
+            }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+    }
+
     /// A pool with one table, and a way to hold its writer busy.
     struct Fixture {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coasterlife-group-\(UUID().uuidString)")
@@ -61,7 +76,7 @@ struct GroupCommitTests {
                     do { return (i, .success(try await group.write { try work(i, $0) })) } catch { return (i, .failure(error)) }
                 }
             }
-            while group.waiting < count { try? await Task.sleep(for: .milliseconds(2)) }
+            await Self.waitUntil("\(count) writes are queued") { group.waiting >= count }
             gate.signal()
             var out: [Int: Result<T, any Error>] = [:]
             for await (i, result) in tasks { out[i] = result }
@@ -199,7 +214,7 @@ struct GroupCommitTests {
                 try await writes.waitForAll()
             }
         }
-        while group.waiting < 8 { try await Task.sleep(for: .milliseconds(1)) }
+        await Self.waitUntil("group B's 8 writes are queued") { group.waiting >= 8 }
         // A plain write queued behind group A runs before group B, not after every group is drained.
         let seen = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int, any Error>) in
             f.pool.asyncWrite({ db in try Int.fetchOne(db, sql: "SELECT count(*) FROM t") ?? 0 },
@@ -208,9 +223,8 @@ struct GroupCommitTests {
         }
         try await all.value
         #expect(seen == 8)
-        while group.totals.groups < 2 || group.waiting > 0 { try await Task.sleep(for: .milliseconds(1)) }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while try f.values().count < 16, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        await Self.waitUntil("both groups commit") { group.totals.groups >= 2 && group.waiting == 0 }
+        try await Self.waitUntil("all 16 rows are in") { try f.values().count >= 16 }
         #expect(try f.values() == Array(0..<8) + Array(100..<108))
     }
 }
