@@ -220,6 +220,52 @@ struct NearbyRulesTests {
         #expect(Precision.allCases.allSatisfy { shown[$0, default: 0] >= 30 }, "\(shown)")
     }
 
+    /// People nearby lists discoverable strangers visiting the viewer's park, measured to their
+    /// approximate cell's centre (never their position) and without a zone; never a friend, a
+    /// ghost (until the ghost mode ends), a stale fix, someone undiscoverable, blocked, beyond the
+    /// radius or visiting another park.
+    @Test func peopleNearbyAreStrangersShownApproximately() throws {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let station = Coordinate(lat: 41.481656, lon: -82.688132)
+        let viewerID = UserID(1)
+        var viewer = PersonState(id: viewerID, username: "viewer", displayName: "V",
+                                 latest: AcceptedFix(position: station, accuracy: 5, recordedAt: now.addingTimeInterval(-60)),
+                                 visits: ["cedar-point": now], friends: [UserID(3)])
+        viewer.blocks = [UserID(7)]
+        func person(_ id: Int64, _ name: String, metres: Double = 300, age: Double = 60, park: ParkID = "cedar-point",
+                    ghost: GhostMode = .off, discoverable: Bool = true) -> PersonState {
+            let at = Geodesy.destination(from: station, azimuth: 45, distance: metres)
+            return PersonState(id: UserID(id), username: name, displayName: name,
+                               latest: AcceptedFix(position: at, accuracy: 5, recordedAt: now.addingTimeInterval(-age)),
+                               zones: ["cedar-point.millennium-force"], visits: [park: now], sharing: SharingSettings(ghost: ghost),
+                               friends: id == 3 ? [viewerID] : [], discoverable: discoverable)
+        }
+        let candidates = [
+            person(2, "stranger"),
+            person(3, "friend"),
+            person(4, "ghost", ghost: .on),
+            person(5, "stale", age: 3 * 3600),
+            person(6, "shy", discoverable: false),
+            person(7, "blocked"),
+            person(8, "far", metres: 2_500),
+            person(9, "elsewhere", park: "kings-island"),
+            person(10, "hiding", ghost: .until(now.addingTimeInterval(600))),
+            person(11, "back", metres: 120, ghost: .until(now.addingTimeInterval(-600))),
+        ]
+        let found = try NearbyRules().peopleNearby(viewer: viewer, candidates: candidates + [viewer], radius: 1_000, now: now).get()
+        #expect(found.map(\.username) == ["back", "stranger"])
+        #expect(found.allSatisfy { $0.precision == .approximate && $0.zone == nil && $0.park == "cedar-point" })
+        for person in found {
+            let truth = candidates.first { $0.id == person.id }!.latest!.position
+            #expect(person.distance == DistanceBuckets.bucket(Geodesy.distance(station, ApproximateGrid.snap(truth))))
+        }
+        // Measured to the cell's centre, which here is farther than the stranger stands.
+        #expect(found.last?.distance != DistanceBuckets.bucket(300))
+        // Not on a visit, the viewer is told so.
+        viewer.visits = [:]
+        #expect(NearbyRules().peopleNearby(viewer: viewer, candidates: candidates, radius: 1_000, now: now) == .failure(.notInPark))
+    }
+
     @Test func onlyMutualUnblockedFriendsAreListed() {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let here = Coordinate(lat: 41.481656, lon: -82.688132)
