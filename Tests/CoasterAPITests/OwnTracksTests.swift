@@ -92,19 +92,21 @@ struct OwnTracksTests {
     }
 
     @Test func theAnswerShowsFriendsAsTheirSharingAllows() async throws {
-        try await TestService.withService { _, client in
+        try await TestService.withService { service, client in
             let ann = try await client.register("ann")
             let anna = try await client.register("anna")
             let bob = try await client.register("bob")
             let ghost = try await client.register("casper")
             let stranger = try await client.register("eve")
-            for friend in [anna, bob, ghost] { try await client.befriend(ann, friend) }
+            let pam = try await client.register("pam")
+            for friend in [anna, bob, ghost, pam] { try await client.befriend(ann, friend) }
             let now = Date()
-            for (user, dx) in [(anna, 0.0), (bob, 0.0005), (ghost, 0.001), (stranger, 0.0015)] {
+            for (user, dx) in [(anna, 0.0), (bob, 0.0005), (ghost, 0.001), (stranger, 0.0015), (pam, 0.002)] {
                 _ = try await client.postFixes([fixJSON(41.4817, -82.6881 + dx, at: now)], as: user)
             }
             _ = try await client.send(.patch, "/v1/me", as: ghost, json: ["sharing": ["ghost": ["mode": "on"]]])
             _ = try await client.send(.patch, "/v1/me", as: bob, json: ["sharing": ["precision": "approximate"]])
+            _ = try await client.send(.patch, "/v1/me", as: pam, json: ["sharing": ["precision": "park-only"]])
 
             let payload = #"{"_type":"location","lat":41.4816,"lon":-82.6882,"acc":12,"tst":\#(Int(now.timeIntervalSince1970))}"#
             let response = try await client.execute(uri: "/owntracks", method: .post, headers: Self.basic(ann), body: ByteBuffer(string: payload))
@@ -112,14 +114,22 @@ struct OwnTracksTests {
             let locations = objects.filter { $0["_type"] as? String == "location" }
             let cards = objects.filter { $0["_type"] as? String == "card" }
             let byTopic = Dictionary(uniqueKeysWithValues: locations.map { ($0["topic"] as! String, $0) })
-            #expect(Set(byTopic.keys) == ["owntracks/ann/coasterlife", "owntracks/anna/coasterlife", "owntracks/bob/coasterlife"])
+            #expect(Set(byTopic.keys) == ["owntracks/ann/coasterlife", "owntracks/anna/coasterlife", "owntracks/bob/coasterlife",
+                                          "owntracks/pam/coasterlife"])
             let tids = locations.compactMap { $0["tid"] as? String }
             #expect(Set(tids).count == tids.count && tids.allSatisfy { $0.count == 2 })
             #expect(byTopic["owntracks/anna/coasterlife"]?["lon"] as? Double == -82.6881)
             let snapped = ApproximateGrid.snap(Coordinate(lat: 41.4817, lon: -82.6876))
             #expect(abs((byTopic["owntracks/bob/coasterlife"]?["lat"] as? Double ?? 0) - snapped.lat) < 1e-9)
             #expect((byTopic["owntracks/bob/coasterlife"]?["acc"] as? Int ?? 0) > 500)
-            #expect(Set(cards.compactMap { $0["name"] as? String }) == ["anna", "bob"])
+            // Park-only: the park's centre, with an accuracy covering the park, never where pam is.
+            let parkOnly = try #require(byTopic["owntracks/pam/coasterlife"])
+            let shown = Coordinate(lat: parkOnly["lat"] as? Double ?? 0, lon: parkOnly["lon"] as? Double ?? 0)
+            let park = try #require(service.service.fences.index.park("cedar-point")?.bounds)
+            #expect(Geodesy.distance(shown, park.center) < 1e-3)
+            #expect(Geodesy.distance(shown, Coordinate(lat: 41.4817, lon: -82.6861)) > 50)
+            #expect((parkOnly["acc"] as? Int ?? 0) > 500)
+            #expect(Set(cards.compactMap { $0["name"] as? String }) == ["anna", "bob", "pam"])
         }
     }
 
