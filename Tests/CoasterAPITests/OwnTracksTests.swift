@@ -133,6 +133,24 @@ struct OwnTracksTests {
         }
     }
 
+    /// The caller's own location comes back as long as it is fresh: a fix older than the
+    /// locations' time-to-live (two hours) is stored, but not echoed as where the caller is.
+    @Test func theCallersOwnLocationComesBackOnlyWhileFresh() async throws {
+        try await TestService.withService { _, client in
+            let ann = try await client.register("ann")
+            func answer(recordedAgo seconds: TimeInterval) async throws -> [String] {
+                let tst = Int(Date().addingTimeInterval(-seconds).timeIntervalSince1970)
+                let payload = #"{"_type":"location","lat":41.4816,"lon":-82.6882,"acc":12,"tst":\#(tst)}"#
+                let response = try await client.execute(uri: "/owntracks", method: .post, headers: Self.basic(ann), body: ByteBuffer(string: payload))
+                #expect(response.status == .ok)
+                let objects = try #require(try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [[String: Any]])
+                return objects.filter { $0["_type"] as? String == "location" }.compactMap { $0["topic"] as? String }
+            }
+            #expect(try await answer(recordedAgo: 3 * 3600) == [])
+            #expect(try await answer(recordedAgo: 60) == ["owntracks/ann/coasterlife"])
+        }
+    }
+
     @Test(arguments: [
         #"{"_type":"location","lat":"41.48","lon":-82.68,"tst":1}"#,
         #"{"_type":"location","lat":41.48,"lon":-82.68}"#,
