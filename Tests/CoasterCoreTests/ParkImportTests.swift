@@ -175,3 +175,22 @@ struct ParkImportTests {
         #expect(rejection.issues.first?.reason.contains("too many vertices") == true)
     }
 }
+
+@Suite("JSON values")
+struct JSONValueTests {
+    /// Every kind, nested, read as itself: numbers are not read as booleans or the reverse, a
+    /// numeric string stays a string, and writing it back gives the same value.
+    @Test func everyKindIsReadAsItself() throws {
+        let text = #"{"a":[1,2.5,-3e2,[0,1]],"b":true,"c":false,"d":null,"e":"1","f":{"g":[{"h":"x"}],"i":[]},"j":0}"#
+        let value = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+        let expected: JSONValue = .object([
+            "a": .array([.number(1), .number(2.5), .number(-300), .array([.number(0), .number(1)])]),
+            "b": .bool(true), "c": .bool(false), "d": .null, "e": .string("1"),
+            "f": .object(["g": .array([.object(["h": .string("x")])]), "i": .array([])]),
+            "j": .number(0),
+        ])
+        #expect(value == expected)
+        #expect(try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(value)) == expected)
+    }
+}
+
