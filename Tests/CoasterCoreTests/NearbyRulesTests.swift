@@ -30,6 +30,39 @@ struct NearbyRulesTests {
         #expect(checked > 10_000)
     }
 
+    /// Four distances at a time give each lane the same bits as one at a time, whenever the
+    /// four-lane pass answers (it leaves to the one-by-one pass any lane the plane cannot settle):
+    /// points on both sides of every bucket boundary, by a hair, from viewers all over the globe.
+    @Test func fourAtATimeAnswersAsOneAtATime() {
+        var boundaries: [Double] = stride(from: 10.0, through: 100, by: 10).map { $0 }
+        boundaries += stride(from: 150.0, through: 1_000, by: 50)
+        boundaries += stride(from: 1_500.0, through: 5_000, by: 500)
+        var g = SeededGenerator(seed: 17)
+        var answered = 0, quads = 0
+        for _ in 0..<2_000 {
+            let a = Coordinate(lat: Double.random(in: -85...85, using: &g), lon: Double.random(in: -180...180, using: &g))
+            let distances = Geodesy.LocalDistances(from: a)
+            let wanted = (0..<4).map { _ in boundaries.randomElement(using: &g)! + [-3, -0.5, 0.5, 3, -1e-7, 1e-7, 0].randomElement(using: &g)! }
+            let points = wanted.map { Geodesy.destination(from: a, azimuth: Double.random(in: 0..<360, using: &g), distance: $0) }
+            // A radius on a boundary, and one through the first point (inside no bucket's edge).
+            for radius in [500.0, boundaries.randomElement(using: &g)!, wanted[0]] {
+                quads += 1
+                guard let (metres, buckets) = NearbyRules.measure(from: distances, lat: SIMD4(points.map(\.lat)), lon: SIMD4(points.map(\.lon)),
+                                                                  radius: radius)
+                else { continue }
+                answered += 1
+                for k in 0..<4 {
+                    let one = NearbyRules.measure(from: distances, to: points[k], radius: radius)
+                    #expect(metres[k].bitPattern == one.metres.bitPattern && buckets[k].bitPattern == one.bucket.bitPattern,
+                            "\(a) → \(points[k]): \(metres[k]), \(buckets[k]) against \(one)")
+                }
+            }
+        }
+        // A lane within a hair of a boundary (three offsets in seven) sends its quad one by one;
+        // about a tenth of the quads have none.
+        #expect(answered > quads / 20, "\(answered) of \(quads)")
+    }
+
     /// Far from any boundary it takes the shortcut (within its tolerance of the geodesic).
     @Test func distanceUsesTheLocalPlaneWhenItCannotMatter() {
         let a = Coordinate(lat: 41.4822, lon: -82.6835)

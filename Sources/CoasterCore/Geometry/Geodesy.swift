@@ -90,6 +90,39 @@ public enum Geodesy {
             let d = (dx * dx + dy * dy).squareRoot()
             return d <= localDistanceReach ? d : nil
         }
+
+        /// ``to(_:)`` for four points at once, the same operations in the same order lane by lane
+        /// (so the same bits), with the lanes ``to(_:)`` answers `nil` for marked false in `valid`.
+        @inline(__always)
+        func to(lat: SIMD4<Double>, lon: SIMD4<Double>) -> (d: SIMD4<Double>, valid: SIMDMask<SIMD4<Int64>>) {
+            typealias V = SIMD4<Double>
+            let a = self.center
+            let radians = Double.pi / 180
+            let one = V(repeating: 1)
+            let dLat: V = lat - a.lat
+            let dLon: V = lon - a.lon
+            let h: V = dLat * (0.5 * radians)
+            let h2: V = h * h
+            let sinInner: V = one - h2 * (1.0 / 20)
+            let sinH: V = h * (one - h2 * (1.0 / 6) * sinInner)
+            let cosInner: V = one - h2 * (1.0 / 12)
+            let cosH: V = one - h2 * 0.5 * cosInner
+            let s: V = self.sinLatitude * cosH + self.cosLatitude * sinH
+            let c: V = self.cosLatitude * cosH - self.sinLatitude * sinH
+            let w2: V = one - self.e2 * s * s
+            let inverseW: V = one / w2.squareRoot()
+            let n: V = semiMajorAxis * inverseW
+            let m: V = n * (1 - self.e2) * inverseW * inverseW
+            let dy: V = dLat * radians * m
+            let dx: V = dLon * radians * n * c
+            let d2: V = dx * dx + dy * dy
+            let d: V = d2.squareRoot()
+            // |x| < 0.1, as the scalar guard (false for NaN either way).
+            let near = (dLat .< 0.1) .& (dLat .> -0.1) .& (dLon .< 0.1) .& (dLon .> -0.1)
+            var valid = near .& (d .<= localDistanceReach)
+            if !(Swift.abs(a.lat) < 80) { valid = SIMDMask(repeating: false) }
+            return (d, valid)
+        }
     }
 
     /// The farthest apart ``localDistance(_:_:)`` answers for, metres.

@@ -448,8 +448,21 @@ public struct NearbyRules: Sendable {
             }
         }
         measured.withUnsafeMutableBufferPointer { measured in
-            for i in measured.indices {
-                (measured[i].metres, measured[i].bucket) = Self.measure(from: distances, to: measured[i].point, radius: radius)
+            // Four at a time where the local plane settles all four (each lane as `measure` would
+            // work it out); the rest one by one.
+            var i = 0
+            while i + 4 <= measured.count {
+                let lat = SIMD4(measured[i].point.lat, measured[i + 1].point.lat, measured[i + 2].point.lat, measured[i + 3].point.lat)
+                let lon = SIMD4(measured[i].point.lon, measured[i + 1].point.lon, measured[i + 2].point.lon, measured[i + 3].point.lon)
+                if let (metres, buckets) = Self.measure(from: distances, lat: lat, lon: lon, radius: radius) {
+                    for k in 0..<4 { (measured[i + k].metres, measured[i + k].bucket) = (metres[k], buckets[k]) }
+                } else {
+                    for k in i..<(i + 4) { (measured[k].metres, measured[k].bucket) = Self.measure(from: distances, to: measured[k].point, radius: radius) }
+                }
+                i += 4
+            }
+            for k in i..<measured.count {
+                (measured[k].metres, measured[k].bucket) = Self.measure(from: distances, to: measured[k].point, radius: radius)
             }
         }
         for m in measured where m.metres <= radius {
@@ -554,6 +567,25 @@ public struct NearbyRules: Sendable {
         }
         let d = Geodesy.distance(distances.center, b)
         return (d, DistanceBuckets.bucket(d))
+    }
+
+    /// ``measure(from:to:radius:)`` for four points, if the local plane settles all four; `nil`
+    /// sends them to the one-by-one path (which may need the geodesic).
+    @inline(__always)
+    static func measure(from distances: Geodesy.LocalDistances, lat: SIMD4<Double>, lon: SIMD4<Double>,
+                        radius: Double) -> (metres: SIMD4<Double>, bucket: SIMD4<Double>)? {
+        let (d, valid) = distances.to(lat: lat, lon: lon)
+        guard all(valid) else { return nil }
+        let tolerance = 1e-6 + 1.5e-10 * d * d
+        let low = (d - tolerance).replacing(with: 0, where: d - tolerance .< 0), high = d + tolerance
+        var step = SIMD4<Double>(repeating: 500)
+        step.replace(with: 50, where: low .< 1_000)
+        step.replace(with: 10, where: low .< 100)
+        var bucket = (low / step).rounded(.up) * step
+        bucket.replace(with: step, where: bucket .< step)
+        let settled = (high .<= bucket) .& ((low .<= radius) .== (high .<= radius))
+        guard all(settled) else { return nil }
+        return (d, bucket)
     }
 
     static func mostSpecific(_ zones: Set<ZoneID>, index: FenceIndex) -> ZoneID? {
