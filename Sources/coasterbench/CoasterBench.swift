@@ -107,12 +107,13 @@ struct Engine: ParsableCommand {
                     let nearby = Self.measure(min(self.calls, 50_000)) {
                         let asker = askers[j % askers.count]
                         j += 1
-                        let count = directory.withFriends(of: asker) { friends in
-                            named ? (try? rules.friendsNearby(friends, radius: 500, now: Date(), index: index).get())?.count
+                        let listed = directory.withFriends(of: asker) { friends -> Int in
+                            let list = named ? (try? rules.friendsNearby(friends, radius: 500, now: Date(), index: index).get())?.count
                                 : (try? rules.findFriendsNearby(friends, radius: 500, now: Date()).get())?.count
-                        } ?? nil
-                        found += count ?? 0  // over both passes of measure
-                        return count ?? 0
+                            return list ?? 0
+                        } ?? 0
+                        found += listed  // over both passes of measure
+                        return listed
                     }
                     print("| \(count) | \(label) | \(nearby.rate) | \(nearby.p50) | \(nearby.p99) | \(String(format: "%.1f", Double(found) / Double(2 * nearby.calls))) friends found per query; directory loaded in \(String(format: "%.1f", loaded)) s |")
                 }

@@ -136,6 +136,12 @@ public enum Geodesy {
         1e-6 + 1.5e-10 * d * d
     }
 
+    /// The same for four distances, lane by lane the same bits.
+    @inline(__always)
+    static func localDistanceTolerance(_ d: SIMD4<Double>) -> SIMD4<Double> {
+        1e-6 + 1.5e-10 * d * d
+    }
+
     static let eccentricitySquared = flattening * (2 - flattening)
 
     /// The position `distance` metres from `start` along the geodesic with initial `azimuth`
