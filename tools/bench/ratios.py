@@ -2,6 +2,7 @@
 
 usage: python3 tools/bench/ratios.py DIR
 """
+import statistics
 import sys
 from pathlib import Path
 
@@ -26,7 +27,9 @@ def number(text):
 
 def main(directory):
     d = Path(directory)
-    engine, http, peers = rows(d / "engine.md"), rows(d / "http.md"), rows(d / "peers.md")
+    # Without peers.md (tools/bench/smoke runs no peers) the rows against them are left out.
+    engine, http = rows(d / "engine.md"), rows(d / "http.md")
+    peers = rows(d / "peers.md") if (d / "peers.md").exists() else []
 
     def eng(users, op):
         for r in engine:
@@ -39,6 +42,27 @@ def main(directory):
             if r[1] == route and r[2] == str(conns):
                 return number(r[3])
         return None
+
+    def wire_rounds(route, conns):
+        """Each round's requests/s (tools/bench/http runs the routes in turns), or None."""
+        for r in http:
+            if r[1] == route and r[2] == str(conns) and len(r) > 8:
+                values = [number(v) for v in r[8].split("/")]
+                return values if values and None not in values else None
+        return None
+
+    def share(route, conns):
+        """The route's rate over /health's, round by round: (median, lowest, highest), or None.
+        Each round runs /health just before the route, so both meet the host in the same mood."""
+        mine, health = wire_rounds(route, conns), wire_rounds("GET /health", conns)
+        if not mine or not health or len(mine) != len(health):
+            return None
+        ratios = sorted(m / h for m, h in zip(mine, health))
+        return statistics.median(ratios), ratios[0], ratios[-1]
+
+    def share_text(value):
+        median, low, high = value
+        return f"{median:.0%}" if low == high else f"{median:.0%} (rounds {low:.0%}–{high:.0%})"
 
     def peer(kind, query, conns):
         for r in peers:
@@ -79,11 +103,14 @@ def main(directory):
     pg_locate = peer("PostGIS", "locate", 8)
     if locate and pg_locate:
         add("wire locate vs PostGIS, 8 connections", f"{locate:,.0f} req/s", f"{pg_locate:,.0f} tps", f"{locate / pg_locate:.2f}×", "≥ 1.0×", locate >= pg_locate)
-    if locate and health:
-        add("wire locate vs /health, 8 connections", f"{locate:,.0f} req/s", f"{health:,.0f} req/s", f"{locate / health:.0%}", "≥ 70 %", locate >= 0.7 * health)
-    fixes = wire("POST /v1/fixes (1)", 8)
-    if fixes and health:
-        add("wire fix with persistence vs /health, 8 connections", f"{fixes:,.0f} req/s", f"{health:,.0f} req/s", f"{fixes / health:.0%}", "≥ 50 %", fixes >= 0.5 * health)
+    # Against /health: the median of the rounds' ratios where the rounds are there (a route
+    # against the /health run of its own round), else the ratio of the medians.
+    for route, label, goal in (("GET /v1/locate", "wire locate", 0.7), ("POST /v1/fixes (1)", "wire fix with persistence", 0.5)):
+        rate, by_round = wire(route, 8), share(route, 8)
+        if rate and health:
+            value = by_round or (rate / health, rate / health, rate / health)
+            add(f"{label} vs /health, 8 connections", f"{rate:,.0f} req/s", f"{health:,.0f} req/s", share_text(value), f"≥ {goal:.0%}".replace("%", " %"),
+                value[0] >= goal)
     nearby = wire("GET /v1/friends/nearby?radius=500", 8)
     best_pg = max(filter(None, [peer("PostGIS", q, c) for q in ("nearby-planner", "nearby-spatial", "nearby-friends-first") for c in (2, 8)]), default=None)
     best_redis = max(filter(None, [peer("Redis", q, c) for q in ("nearby search-first", "nearby friends-first") for c in (2, 8)]), default=None)
