@@ -97,6 +97,22 @@ def main(directory):
             ratio = pg * 1000 / mean_us
             add(f"engine {label} at {same:,} users vs PostGIS in-server", f"{mean_us:.2f} µs mean (p50 {r[3]})", f"{pg * 1000:.1f} µs",
                 f"{ratio:.1f}×", "≥ 100×" if goal else "", ratio >= 100 if goal else "reference")
+    # The engine against the same questions answered in a Python process (tools/bench/inprocess.py):
+    # shapely/GEOS for the fence lookup, numpy for nearby. No target; shown for reference.
+    def in_process(kind, query):
+        for r in peers:
+            if r[0].startswith(kind) and r[0].endswith("in process") and r[1].startswith(query):
+                return number(r[4]) * 1000 if number(r[4]) else None
+        return None
+
+    for op, kind, query, label in [
+            ("fence lookup, point (PostGIS's query)", "shapely", "locate, one point a call", "fence lookup (point) vs shapely/GEOS in process, one point a call"),
+            ("fence lookup, point (PostGIS's query)", "shapely", "locate, all", "fence lookup (point) vs shapely/GEOS in process, all probes in one vectorised call"),
+            ("nearby friends, 500 m (ids, PostGIS's query)", "numpy", "nearby friends-first", "nearby (ids) vs numpy in process, friends first")]:
+        r, theirs = eng(same, op), in_process(kind, query)
+        if r and theirs:
+            mean_us = 1e6 / number(r[2])
+            add(f"engine {label}, at {same:,} users", f"{mean_us:.2f} µs mean", f"{theirs:.2f} µs", f"{theirs / mean_us:.1f}×", "", "reference")
     # Level 2 against level 3 and against /health, at 8 connections.
     health = wire("GET /health", 8)
     locate = wire("GET /v1/locate", 8)
