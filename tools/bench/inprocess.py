@@ -50,6 +50,20 @@ def row(peer, query, calls, total_ns, each_ns, note):
     print(f"| {peer} | {query} | 1 | {parts[0]} | {parts[1]} | {note} |", flush=True)
 
 
+def timed(call, inputs, warm_up):
+    """`call` on each input, each call timed: (total ns, each call's ns, answers)."""
+    for value in warm_up:
+        call(value)
+    each, answers = [], []
+    start = time.perf_counter_ns()
+    for value in inputs:
+        t = time.perf_counter_ns()
+        answer = call(value)
+        each.append(time.perf_counter_ns() - t)
+        answers.append(answer)
+    return time.perf_counter_ns() - start, each, answers
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("world", help="directory written by `coasterbench export`")
@@ -76,17 +90,9 @@ def main():
         park = park_names[covering[0]]
         return park, [z for z in zone_tree.query(point, predicate="covered_by") if zone_park[z] == park]
 
-    for point in points[:1000]:  # warm-up: the trees prepare their geometries on first use
-        locate(point)
     sample = [points[rng.randrange(len(points))] for _ in range(args.calls)]
-    each, in_zone = [], 0
-    start = time.perf_counter_ns()
-    for point in sample:
-        t = time.perf_counter_ns()
-        _, found = locate(point)
-        each.append(time.perf_counter_ns() - t)
-        in_zone += bool(found)
-    total = time.perf_counter_ns() - start
+    total, each, answers = timed(locate, sample, warm_up=points[:1000])  # the trees prepare their geometries on first use
+    in_zone = sum(1 for _, found in answers if found)
     row(peer, "locate, one point a call", args.calls, total, each, f"{100 * in_zone // args.calls} % of probes in a ride zone")
 
     # All probes at once: pairs (probe, park) and (probe, zone), zones kept where their park covers.
@@ -118,16 +124,8 @@ def main():
         return user_ids[friends[close]], metres[close]
 
     callers = [rng.randrange(len(user_ids)) for _ in range(args.calls)]
-    for i in callers[:1000]:
-        nearby(i)
-    each, found = [], 0
-    start = time.perf_counter_ns()
-    for i in callers:
-        t = time.perf_counter_ns()
-        ids, _ = nearby(i)
-        each.append(time.perf_counter_ns() - t)
-        found += len(ids)
-    total = time.perf_counter_ns() - start
+    total, each, answers = timed(nearby, callers, warm_up=callers[:1000])
+    found = sum(len(ids) for ids, _ in answers)
     row(f"numpy {np.__version__} in process", "nearby friends-first, 500 m (haversine)", args.calls, total, each,
         f"{found / args.calls:.1f} friends found per query")
 
