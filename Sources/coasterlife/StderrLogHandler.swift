@@ -22,13 +22,13 @@ struct StderrLogHandler: LogHandler {
         set { self.metadata[key] = newValue }
     }
 
-    func log(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String, file: String,
-             function: String, line: UInt) {
+    func log(event: LogEvent) {
         var all = self.metadata
         if let provided = self.metadataProvider?.get() { all.merge(provided) { $1 } }
-        if let explicit { all.merge(explicit) { $1 } }
+        if let explicit = event.metadata { all.merge(explicit) { $1 } }
+        if let error = event.error { all["error"] = "\(error)" }
         let rendered = all.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
-        let text = "\(Date().formatted(.iso8601)) \(level) \(self.label):\(rendered) [\(source)] \(message)\n"
+        let text = "\(Date().formatted(.iso8601)) \(event.level) \(self.label):\(rendered) [\(event.source)] \(event.message)\n"
         FileHandle.standardError.write(Data(text.utf8))
     }
 }

@@ -137,7 +137,7 @@ struct JSONWriterTests {
         var g = SeededGenerator(seed: 7)
         let integers: [Int64] = [0, 1, -1, 9, 10, -10, 99, 100, 1_000_000_007, .max, .min, .max - 1, .min + 1]
             + (0..<200).map { _ in Int64.random(in: .min ... .max, using: &g) >> Int64.random(in: 0...63, using: &g) }
-        let doubles: [Double] = [0, -0.0, 1, -1, 10, 500, 2_500, 0.5, 12.5, -3.25, 9_007_199_254_740_991, 9_007_199_254_740_992, -9_007_199_254_740_992, 9_007_199_254_740_994, 1e17, 1e300, 5e-324]
+        let doubles: [Double] = [0, -0.0, 1, -1, 10, 500, 2_500, 0.5, 12.5, -3.25, 9_007_199_254_740_991, 9_007_199_254_740_992, -9_007_199_254_740_992, 9_007_199_254_740_994, 1e17, 1e300, .leastNonzeroMagnitude]
             + (0..<200).map { _ in (Double.random(in: -1e6...1e6, using: &g) * 4).rounded() / 4 }
         try self.agree(Numbers(integers: integers, doubles: doubles))
     }
