@@ -12,17 +12,32 @@ Reads the CSVs `coasterbench export` writes (tools/bench/peers runs this on the 
 PostGIS and Redis). Prints rows of the peers table:
 | peer | query | connections | calls/s | mean ms | note |
 
+Run by any python3: without shapely and numpy it installs them from PyPI into the project's
+.build-venv-bench (once) and runs itself again there.
+
 usage: python3 tools/bench/inprocess.py WORLD_DIR [--calls 20000] [--seed 1]
 """
 import argparse
 import math
+import os
 import random
+import subprocess
 import sys
 import time
 from pathlib import Path
 
-import numpy as np
-import shapely
+VENV = Path(__file__).resolve().parents[2] / ".build-venv-bench"
+try:
+    import numpy as np
+    import shapely
+except ImportError:
+    if Path(sys.prefix).resolve() == VENV:
+        raise
+    python = VENV / "bin" / "python"
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True, stdout=sys.stderr)
+    subprocess.run([str(python), "-m", "pip", "install", "-q", "shapely>=2,<3", "numpy>=1.24,<3"], check=True, stdout=sys.stderr)
+    os.execv(python, [str(python), __file__, *sys.argv[1:]])
 
 EARTH_RADIUS_M = 6_371_008.8
 
