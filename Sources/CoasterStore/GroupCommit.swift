@@ -5,8 +5,9 @@ import Synchronization
 ///
 /// A write through ``write(_:)`` runs in its own savepoint of a transaction that also carries the
 /// writes queued while the previous one was committing; its caller resumes after that commit. So
-/// N concurrent writers pay one `BEGIN`, one `COMMIT` and one fsync instead of N, and nothing is
-/// acknowledged before it is durable. A write that throws rolls back its own savepoint and fails
+/// N concurrent writers pay one `BEGIN` and one `COMMIT` instead of N, and share the WAL frames of
+/// the pages they all change; nothing is acknowledged before it is committed (how far a commit
+/// goes: ``Store/synchronous``). A write that throws rolls back its own savepoint and fails
 /// alone; a failed `COMMIT` fails every write of the group.
 ///
 /// Each group is one job on the pool's serial writer queue, so other writes of the store (which

@@ -1,5 +1,6 @@
 import CoasterCore
-import CoasterStore
+@testable import CoasterStore
+import GRDB
 import Foundation
 import Testing
 
@@ -41,6 +42,20 @@ struct StoreTests {
         let reopened = try Store(path: t.store.path)
         #expect(try await reopened.parkSummaries().map(\.id) == ["kings-island"])
         try reopened.close()
+    }
+
+    /// The promise `Store.synchronous` documents, as the writer holds it: commits written through
+    /// the operating system (which a `kill -9` cannot undo), flushed to the disk at checkpoints.
+    /// A change to it (to `FULL`, or `OFF`, which would not even wait for the WAL's write order)
+    /// must be a decision, with the README's durability sentence changed with it.
+    @Test func theWriterCommitsThroughTheOperatingSystemAndFlushesAtCheckpoints() async throws {
+        let t = try TemporaryStore()
+        defer { t.remove() }
+        let (mode, journal) = try await t.store.pool.write { db in
+            (try Int.fetchOne(db, sql: "PRAGMA synchronous"), try String.fetchOne(db, sql: "PRAGMA journal_mode"))
+        }
+        #expect(mode == 1)  // NORMAL
+        #expect(journal == "wal")
     }
 
     @Test func failingSpatiaLiteAdminCallsThrowInsteadOfReturningZero() throws {
