@@ -143,3 +143,62 @@ struct StoreTests {
         #expect(try await t.store.rides(in: "nowhere") == nil)
     }
 }
+
+@Suite("The live directory's load")
+struct PersonStatesTests {
+    /// Friend lists as the directory loads them (counted, then filled at their final size): every
+    /// accepted friendship both ways, no pending request, blocks both ways; an id past 2³² (which
+    /// the compact path cannot hold) in the same lists; and a refresh of a few users agreeing with
+    /// the full load.
+    @Test func friendListsHoldEveryAcceptedTieBothWays() async throws {
+        let t = try TemporaryStore()
+        defer { t.remove() }
+        var ids: [UserID] = []
+        for i in 0..<12 {
+            ids.append(try await t.store.createUser(username: "p\(i)", displayName: "P \(i)", passwordHash: "x", role: .member).id)
+        }
+        // A ring of friendships, each user also friends with the one three along; one request
+        // left pending; one block.
+        var expected: [UserID: Set<UserID>] = Dictionary(uniqueKeysWithValues: ids.map { ($0, []) })
+        for (i, id) in ids.enumerated() {
+            for step in [1, 3] {
+                let other = ids[(i + step) % ids.count]
+                _ = try await t.store.requestFriend(from: id, to: "p\((i + step) % ids.count)")
+                _ = try await t.store.answerRequest(of: other, from: id, accept: true)
+                expected[id, default: []].insert(other)
+                expected[other, default: []].insert(id)
+            }
+        }
+        _ = try await t.store.requestFriend(from: ids[0], to: "p6")
+        _ = try await t.store.block(of: ids[1], ids[7])
+        // A user with an id past 2³², friends with two others (rows written as an import would).
+        let wide = UserID(5_000_000_000)
+        let wideFriends = [ids[2], ids[9]]
+        try await t.store.pool.write { db in
+            try db.execute(sql: """
+                INSERT INTO users (id, username, display_name, password_hash, role, created_at) VALUES (?, 'wide', 'Wide', 'x', 'member', 0)
+                """, arguments: [wide.rawValue])
+            for other in wideFriends {
+                try db.execute(sql: "INSERT INTO friendships (requester, addressee, status, created_at, accepted_at) VALUES (?, ?, 'accepted', 0, 0)",
+                               arguments: [wide.rawValue, other.rawValue])
+            }
+        }
+        for other in wideFriends {
+            expected[wide, default: []].insert(other)
+            expected[other, default: []].insert(wide)
+        }
+
+        let everyone = Dictionary(uniqueKeysWithValues: try await t.store.personStates().map { ($0.id, $0) })
+        #expect(everyone.count == 13)
+        for (id, friends) in expected {
+            #expect(Set(everyone[id]?.friends ?? []) == friends, "friends of \(id)")
+        }
+        #expect(everyone[ids[1]]?.blocks == [ids[7]])
+        #expect(everyone[ids[7]]?.blocks == [ids[1]])
+        #expect(everyone[ids[0]]?.friends.contains(ids[6]) == false)  // pending
+
+        let some = try await t.store.personStates(only: [ids[2], wide])
+        #expect(Set(some.map(\.id)) == [ids[2], wide])
+        for person in some { #expect(person.friends == everyone[person.id]?.friends) }
+    }
+}

@@ -80,10 +80,17 @@ public struct UserIDSet: Hashable, Sendable, Sequence, ExpressibleByArrayLiteral
         return removed ? id : nil
     }
 
+    /// Room for `count` ids below 2³² without growing (for a set filled to a size known first).
+    public mutating func reserveCapacity(_ count: Int) {
+        self.narrow.reserveCapacity(count)
+    }
+
     /// Drops spare capacity left by inserts (for long-lived copies such as the live directory's).
+    /// A few ids of slack are kept: an array made to measure still has the allocator's rounding
+    /// (up to 16 bytes) as capacity, and copying it would only make the same size again.
     public mutating func compact() {
-        if self.narrow.capacity > self.narrow.count { self.narrow = ContiguousArray(self.narrow) }
-        if self.wide.capacity > self.wide.count { self.wide = ContiguousArray(self.wide) }
+        if self.narrow.capacity > self.narrow.count + 4 { self.narrow = ContiguousArray(self.narrow) }
+        if self.wide.capacity > self.wide.count + 2 { self.wide = ContiguousArray(self.wide) }
     }
 
     /// In id order: negative wide ids, the narrow ones, then wide ids past 2³².

@@ -34,16 +34,23 @@ public struct PersonState: Hashable, Sendable {
     private var fields: Fields { self.box.fields }
 
     private mutating func update(_ change: (inout Fields) -> Void) {
-        if !isKnownUniquelyReferenced(&self.box) { self.box = Box(self.box.fields) }
+        self.makeUnique()
         change(&self.box.fields)
     }
 
-    public var id: UserID { _read { yield self.box.fields.id } set { self.update { $0.id = newValue } } }
-    public var username: String { _read { yield self.box.fields.username } set { self.update { $0.username = newValue } } }
-    public var displayName: String { _read { yield self.box.fields.displayName } set { self.update { $0.displayName = newValue } } }
-    public var latest: AcceptedFix? { _read { yield self.box.fields.latest } set { self.update { $0.latest = newValue } } }
+    private mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&self.box) { self.box = Box(self.box.fields) }
+    }
+
+    // Each field is read in place and changed in place (`_modify`): `person.friends.insert(x)`
+    // through a setter copied the whole list to change it and freed the old one; loading a
+    // million users that way made and dropped 48 million lists, and left the heap full of holes.
+    public var id: UserID { _read { yield self.box.fields.id } _modify { self.makeUnique(); yield &self.box.fields.id } }
+    public var username: String { _read { yield self.box.fields.username } _modify { self.makeUnique(); yield &self.box.fields.username } }
+    public var displayName: String { _read { yield self.box.fields.displayName } _modify { self.makeUnique(); yield &self.box.fields.displayName } }
+    public var latest: AcceptedFix? { _read { yield self.box.fields.latest } _modify { self.makeUnique(); yield &self.box.fields.latest } }
     /// Zones the latest fix is inside.
-    public var zones: Set<ZoneID> { _read { yield self.box.fields.zones } set { self.update { $0.zones = newValue } } }
+    public var zones: Set<ZoneID> { _read { yield self.box.fields.zones } _modify { self.makeUnique(); yield &self.box.fields.zones } }
     /// Open visits: park → time of the last evidence.
     public var visits: [ParkID: Date] {
         get { self.box.fields.visits.dictionary }
@@ -52,12 +59,12 @@ public struct PersonState: Hashable, Sendable {
     /// The same visits, without building a dictionary.
     public var openVisits: OpenVisits { self.box.fields.visits }
     /// Sharing settings with every per-friend override this user set.
-    public var sharing: SharingSettings { _read { yield self.box.fields.sharing } set { self.update { $0.sharing = newValue } } }
-    public var friends: UserIDSet { _read { yield self.box.fields.friends } set { self.update { $0.friends = newValue } } }
+    public var sharing: SharingSettings { _read { yield self.box.fields.sharing } _modify { self.makeUnique(); yield &self.box.fields.sharing } }
+    public var friends: UserIDSet { _read { yield self.box.fields.friends } _modify { self.makeUnique(); yield &self.box.fields.friends } }
     /// Users blocked by or blocking this one.
-    public var blocks: Set<UserID> { _read { yield self.box.fields.blocks } set { self.update { $0.blocks = newValue } } }
+    public var blocks: Set<UserID> { _read { yield self.box.fields.blocks } _modify { self.makeUnique(); yield &self.box.fields.blocks } }
     /// Visible to non-friends in the same park (`GET /v1/people/nearby`).
-    public var discoverable: Bool { _read { yield self.box.fields.discoverable } set { self.update { $0.discoverable = newValue } } }
+    public var discoverable: Bool { _read { yield self.box.fields.discoverable } _modify { self.makeUnique(); yield &self.box.fields.discoverable } }
 
     public init(id: UserID, username: String, displayName: String, latest: AcceptedFix? = nil, zones: Set<ZoneID> = [],
                 visits: [ParkID: Date] = [:], sharing: SharingSettings = SharingSettings(), friends: UserIDSet = [],
