@@ -42,9 +42,9 @@ public struct PersonState: Hashable, Sendable {
         if !isKnownUniquelyReferenced(&self.box) { self.box = Box(self.box.fields) }
     }
 
-    // Each field is read in place and changed in place (`_modify`): `person.friends.insert(x)`
-    // through a setter copied the whole list to change it and freed the old one; loading a
-    // million users that way made and dropped 48 million lists, and left the heap full of holes.
+    // Each field is read in place and changed in place (`_modify`). Through a setter,
+    // `person.friends.insert(x)` copied the list out, changed the copy (a new buffer, the old one
+    // still referenced by the record) and stored it back: a new list for every friend added.
     public var id: UserID { _read { yield self.box.fields.id } _modify { self.makeUnique(); yield &self.box.fields.id } }
     public var username: String { _read { yield self.box.fields.username } _modify { self.makeUnique(); yield &self.box.fields.username } }
     public var displayName: String { _read { yield self.box.fields.displayName } _modify { self.makeUnique(); yield &self.box.fields.displayName } }
