@@ -37,45 +37,48 @@ extension Store {
                 people[UserID(row["user_id"] as Int64)]?.sharing.overrides[UserID(row["friend_id"] as Int64)] =
                     SharingOverride(precision: (row["precision"] as String?).flatMap(Precision.init(rawValue:)), hidden: row["hidden"])
             }
+            // Everyone changed in place, by index: a loop over `people.keys` held the dictionary's
+            // storage, so the first change copied the storage, every record was then shared with the
+            // old copy and copied in turn, and the first copies freed at the end left a million
+            // holes behind.
+            func changeEveryone(_ change: (UserID, inout PersonState) -> Void) {
+                var i = people.startIndex
+                while i != people.endIndex {
+                    let id = people.keys[i]
+                    change(id, &people.values[i])
+                    i = people.index(after: i)
+                }
+            }
             // Friend lists are allocated once, at their final size: the ties are read into memory
             // (8 bytes each, in blocks the allocator maps and unmaps whole), counted per person, and
             // each list is then filled. Grown tie by tie, each list left four or five shorter
             // buffers behind, between live records where the allocator cannot give the pages back.
-            var ties = Ties(everyone: ids == nil)
-            var degrees = Degrees(people: people.count, largestID: people.keys.lazy.map(\.rawValue).max() ?? 0)
-            try Row.fetchCursor(db, sql: """
-                SELECT requester, addressee FROM friendships WHERE status = 'accepted' AND (\(filter("requester")) OR \(filter("addressee")))
-                """).forEach { row in
-                let a = UserID(row[0] as Int64), b = UserID(row[1] as Int64)
-                guard ties.append(a, b) else {
-                    // An id outside 0..<2³² (SQLite counts up from 1; only an imported id could be).
+            do {
+                var ties = Ties(everyone: ids == nil)
+                var degrees = Degrees(people: people.count, largestID: people.keys.lazy.map(\.rawValue).max() ?? 0)
+                try Row.fetchCursor(db, sql: """
+                    SELECT requester, addressee FROM friendships WHERE status = 'accepted' AND (\(filter("requester")) OR \(filter("addressee")))
+                    """).forEach { row in
+                    let a = UserID(row[0] as Int64), b = UserID(row[1] as Int64)
+                    guard ties.append(a, b) else {
+                        // An id outside 0..<2³² (SQLite counts up from 1; only an imported id could be).
+                        people[a]?.friends.insert(b)
+                        people[b]?.friends.insert(a)
+                        return
+                    }
+                    degrees.add(a)
+                    degrees.add(b)
+                }
+                changeEveryone { id, person in
+                    let degree = degrees[id]
+                    if degree > 0 { person.friends.reserveCapacity(degree) }
+                }
+                ties.forEach { a, b in
                     people[a]?.friends.insert(b)
                     people[b]?.friends.insert(a)
-                    return
                 }
-                degrees.add(a)
-                degrees.add(b)
             }
-            var j = people.startIndex
-            while j != people.endIndex {
-                let degree = degrees[people.keys[j]]
-                if degree > 0 { people.values[j].friends.reserveCapacity(degree) }
-                j = people.index(after: j)
-            }
-            degrees = Degrees(people: 0, largestID: 0)
-            ties.forEach { a, b in
-                people[a]?.friends.insert(b)
-                people[b]?.friends.insert(a)
-            }
-            ties = Ties(everyone: false)
-            // In place, by index: a loop over `people.keys` held the dictionary's storage, so the
-            // first change copied the storage, every record was then shared with the old copy and
-            // copied in turn, and the first copies freed at the end left a million holes behind.
-            var i = people.startIndex
-            while i != people.endIndex {
-                people.values[i].friends.compact()
-                i = people.index(after: i)
-            }
+            changeEveryone { _, person in person.friends.compact() }
             try Row.fetchCursor(db, sql: "SELECT blocker, blocked FROM blocks WHERE \(filter("blocker")) OR \(filter("blocked"))").forEach { row in
                 let a = UserID(row["blocker"] as Int64), b = UserID(row["blocked"] as Int64)
                 people[a]?.blocks.insert(b)
