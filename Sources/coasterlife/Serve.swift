@@ -50,6 +50,10 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Where async work runs: 'nio' (the event loop threads, no hops between thread pools) or 'default' (Swift's global pool). Environment: COASTERLIFE_EXECUTOR.")
     var executor = Environment.value("COASTERLIFE_EXECUTOR") ?? "nio"
 
+    @Flag(inversion: .prefixedNo,
+          help: "Answer the hot read routes (/health, /v1/locate, /v1/friends/nearby) on the event loop, without the router's task hops; --no-fast-lane sends every request through the router.")
+    var fastLane = true
+
     func validate() throws {
         guard ["nio", "default"].contains(self.executor) else { throw ValidationError("--executor must be nio or default") }
         guard (0...65_535).contains(self.port) else { throw ValidationError("--port must be 0…65535") }
@@ -81,6 +85,7 @@ struct Serve: AsyncParsableCommand {
             seedParksDirectory: self.parks.isEmpty ? nil : self.parks, accounts: accounts)
         configuration.metrics = metrics
         configuration.idleTimeout = .seconds(self.idleTimeout)
+        configuration.fastLane = self.fastLane
         configuration.location.fixRequestsPerSecond = self.fixRate
         configuration.location.fixRequestBurst = max(1, Int(self.fixRate * 6))
         configuration.location.nearbyRequestsPerSecond = self.nearbyRate
@@ -91,7 +96,7 @@ struct Serve: AsyncParsableCommand {
             "database": "\(self.database.database)", "host": "\(self.host)", "port": "\(self.port)", "parks": "\(self.parks)",
             "log_level": "\(self.logLevel)", "bcrypt_cost": "\(self.bcryptCost)", "idle_timeout_s": "\(self.idleTimeout)",
             "fix_rate": "\(self.fixRate)", "nearby_rate": "\(self.nearbyRate)",
-            "report_window_s": "\(self.reportWindow)", "executor": "\(self.executor)",
+            "report_window_s": "\(self.reportWindow)", "executor": "\(self.executor)", "fast_lane": "\(self.fastLane)",
         ])
         let service = try await Service.open(configuration, logger: logger)
         let app = try buildApplication(configuration, service: service, logger: logger)

@@ -144,10 +144,7 @@ public final class Sessions: Sendable {
         guard token.utf8.count <= 128 else { return nil }
         let digest = Digest(token)
         let now = self.now()
-        if let entry = self.cache.withLock({ $0[digest] }), entry.expiresAt > now,
-           now.timeIntervalSince(entry.checkedAt) < self.policy.sessionRecheck {
-            return entry.identity
-        }
+        if let identity = self.cached(digest, now: now) { return identity }
         let hash = digest.data
         guard let user = try await self.store.useSession(tokenHash: hash) else {
             _ = self.cache.withLock { $0.removeValue(forKey: digest) }
@@ -156,6 +153,21 @@ public final class Sessions: Sendable {
         let identity = Identity(id: user.id, username: user.username, role: user.role, tokenHash: hash)
         self.remember(Entry(identity: identity, expiresAt: user.expiresAt, checkedAt: now), digest)
         return identity
+    }
+
+    /// The identity behind a bearer token when the cache can tell without the store: `nil` when
+    /// the store must be asked (unknown to the cache, due for its recheck, or too long to be one).
+    /// The fast lane's check, which never waits on the store.
+    func cachedIdentity(token: String) -> Identity? {
+        guard token.utf8.count <= 128 else { return nil }
+        return self.cached(Digest(token), now: self.now())
+    }
+
+    private func cached(_ digest: Digest, now: Date) -> Identity? {
+        guard let entry = self.cache.withLock({ $0[digest] }), entry.expiresAt > now,
+              now.timeIntervalSince(entry.checkedAt) < self.policy.sessionRecheck
+        else { return nil }
+        return entry.identity
     }
 
     /// Revokes the session of this token hash, at once and for good.

@@ -3,6 +3,7 @@ import CoasterStore
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 
 /// Who is near: friends, friends in a park, and people who opted in to being discoverable.
 struct NearbyController {
@@ -26,13 +27,29 @@ struct NearbyController {
     /// names, so nobody can probe from arbitrary positions.
     @Sendable func friendsNearby(_ request: Request, context: AppRequestContext) async throws -> NearbyResponse {
         let me = try context.requireIdentity()
-        let radius = try Self.radius(request)
-        try self.rates.take(me.id, what: "nearby")
+        let query = request.uri.queryParameters
+        if let answer = try self.friendsNearby(of: me.id, query: query) { return answer }
+        // Not in the directory yet (created by the command line or another process): loaded, then
+        // asked again.
+        guard try await self.people.person(loading: me.id) != nil, let answer = try self.friendsNearby(of: me.id, query: query) else {
+            throw Problem.unauthorized()
+        }
+        return answer
+    }
+
+    /// The answer to `GET /v1/friends/nearby` for a caller the directory holds, worked out without
+    /// waiting on anything: the route's and the fast lane's. `nil`, before the caller's rate is
+    /// charged, if the directory does not hold them.
+    func friendsNearby(of me: UserID, query: FlatDictionary<Substring, Substring>) throws -> NearbyResponse? {
+        let radius = try Self.radius(query)
+        guard self.people.holds(me) else { return nil }
+        try self.rates.take(me, what: "nearby")
         let (index, places) = self.fences.indexAndPlaces
         let rules = self.rules, now = self.now()
-        let answer = try await self.people.withFriends(of: me.id) { friends in
+        let answer = self.people.withFriendsInPlace(of: me) { friends in
             rules.friendsNearby(friends, radius: radius, now: now, index: index)
         }
+        // Gone between the two looks: an account deleted meanwhile.
         guard let answer else { throw Problem.unauthorized() }
         switch answer {
         case .success(let list): return NearbyResponse(radius: radius, people: list, index: index, places: places)
@@ -71,7 +88,11 @@ struct NearbyController {
     }
 
     static func radius(_ request: Request) throws -> Double {
-        let radius = try request.optionalNumber("radius") ?? 500
+        try Self.radius(request.uri.queryParameters)
+    }
+
+    static func radius(_ query: FlatDictionary<Substring, Substring>) throws -> Double {
+        let radius = try query.optionalNumber("radius") ?? 500
         guard radius >= 1, radius <= NearbyRules.maximumRadius else {
             throw Problem.invalidParameter("radius", "a radius in metres, 1…\(Int(NearbyRules.maximumRadius))")
         }

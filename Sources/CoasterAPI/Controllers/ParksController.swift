@@ -3,6 +3,7 @@ import CoasterStore
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 
 /// Parks, their rides, and point lookup against the fences.
 struct ParksController {
@@ -47,7 +48,11 @@ struct ParksController {
 
     /// Answers from the in-memory index only: no database round trip on this path.
     @Sendable func locate(_ request: Request, context: AppRequestContext) async throws -> LocateResponse {
-        let query = request.uri.queryParameters
+        try Self.locate(request.uri.queryParameters, index: self.fences.index)
+    }
+
+    /// The answer to `GET /v1/locate` with this query: the route's and the fast lane's.
+    static func locate(_ query: FlatDictionary<Substring, Substring>, index: FenceIndex) throws -> LocateResponse {
         let lat = try query.requiredNumber("lat")
         let lon = try query.requiredNumber("lon")
         let accuracy = try query.optionalNumber("accuracy") ?? 0
@@ -60,7 +65,7 @@ struct ParksController {
         guard (0...FenceIndex.maximumAccuracy).contains(accuracy) else {
             throw Problem.invalidParameter("accuracy", "accuracy is a radius in metres, 0…\(Int(FenceIndex.maximumAccuracy))")
         }
-        return LocateResponse(position: position, accuracy: accuracy, hits: self.fences.index.locate(position, accuracy: accuracy))
+        return LocateResponse(position: position, accuracy: accuracy, hits: index.locate(position, accuracy: accuracy))
     }
 
     static func parkID(_ context: AppRequestContext) throws -> ParkID {

@@ -94,7 +94,17 @@ public final class People: Sendable {
     /// at most a few times a second). `nil` if there is no such user.
     func withFriends<R: Sendable>(of id: UserID, _ body: (FriendsInPlace) -> R) async throws -> R? {
         guard try await self.person(loading: id) != nil else { return nil }
-        return self.book.withLock { $0.byID.withFriends(of: id, body) }
+        return self.withFriendsInPlace(of: id, body)
+    }
+
+    /// The same for a person the directory holds now: `nil` if it does not (nothing is loaded).
+    func withFriendsInPlace<R: Sendable>(of id: UserID, _ body: (FriendsInPlace) -> R) -> R? {
+        self.book.withLock { $0.byID.withFriends(of: id, body) }
+    }
+
+    /// Whether the directory holds `id` now.
+    func holds(_ id: UserID) -> Bool {
+        self.book.withLock { $0.byID[id] != nil }
     }
 
     /// Everyone with an open visit to any of `parks`.

@@ -131,16 +131,26 @@ public struct Problem: Error, HTTPResponseError, Sendable {
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
+        Response(status: self.status, headers: self.responseHeaders,
+                 body: .init(byteBuffer: ByteBuffer(bytes: try self.body(path: request.uri.path, requestID: context.id))))
+    }
+
+    /// The problem's own headers and its content type.
+    var responseHeaders: HTTPFields {
+        var headers = self.headers
+        headers[.contentType] = "application/problem+json"
+        return headers
+    }
+
+    /// The JSON body for a request to `path` (its `instance`) with this request id.
+    func body(path: String, requestID: String) throws -> Data {
         let body = Body(
             type: self.type.uri, title: self.title, status: Int(self.status.code), detail: self.detail,
-            instance: request.uri.path, requestId: context.id,
+            instance: path, requestId: requestID,
             invalidParams: self.invalidParams.isEmpty ? nil : self.invalidParams,
             errors: self.errors.isEmpty ? nil : self.errors, reason: self.reason)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = try encoder.encode(body)
-        var headers = self.headers
-        headers[.contentType] = "application/problem+json"
-        return Response(status: self.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return try encoder.encode(body)
     }
 }

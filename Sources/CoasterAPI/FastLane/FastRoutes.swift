@@ -1,0 +1,107 @@
+import CoasterCore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+
+/// The routes the fast lane answers on the event loop, and how: each runs the same code as its
+/// route in the router (``ParksController/locate(_:index:)``,
+/// ``NearbyController/friendsNearby(of:query:)``), with the router's authentication and metrics,
+/// and says `nil` — the router's, untouched — for whatever would need to wait: a token the
+/// session cache cannot vouch for, a caller the directory does not hold yet.
+///
+/// These are the requests clients send most and the ones that touch no database: the directory
+/// and the fence index are in memory. Through the router each costs two hops between the event
+/// loop and the task running the handler, and the async machinery around them, several times
+/// the work of the answer itself (tools/bench/README.md).
+struct FastRoutes: Sendable {
+    let sessions: Sessions
+    let fences: Fences
+    let nearby: NearbyController
+    let metrics: ServiceMetrics
+    let logger: Logger
+    /// `GET /health`'s body, encoded as the router encodes it.
+    let health: ByteBuffer
+
+    init(_ service: Service, logger: Logger) throws {
+        self.sessions = service.sessions
+        self.fences = service.fences
+        self.nearby = NearbyController(people: service.people, fences: service.fences, policy: service.location, rates: service.nearbyRates,
+                                       now: service.now)
+        self.metrics = service.metrics
+        self.logger = logger
+        self.health = ByteBuffer(bytes: try AppRequestContext.encoder.encode(HealthController.alive))
+    }
+
+    /// A fast-lane answer: the status, the problem's headers if it is one, the body.
+    struct Answer {
+        var status: HTTPResponse.Status
+        var headers: HTTPFields
+        var body: ByteBuffer
+        /// The route template the router's metrics count it under.
+        var route: String
+    }
+
+    /// The answer to `head`, or `nil` to leave the request to the router.
+    func answer(_ head: HTTPRequest, requestID: String) -> Answer? {
+        guard head.method == .get, let target = head.path, Self.plain(head.headerFields) else { return nil }
+        let uri = URI(target)
+        switch uri.path {
+        case "/health":
+            return Answer(status: .ok, headers: Self.json, body: self.health, route: "/health")
+        case "/v1/locate":
+            guard self.caller(head) != nil else { return nil }
+            return self.run("/v1/locate", path: uri.path, requestID: requestID) {
+                try ParksController.locate(uri.queryParameters, index: self.fences.index).jsonBuffer
+            }
+        case "/v1/friends/nearby":
+            guard let me = self.caller(head) else { return nil }
+            return self.run("/v1/friends/nearby", path: uri.path, requestID: requestID) {
+                try self.nearby.friendsNearby(of: me.id, query: uri.queryParameters)?.jsonBuffer
+            }
+        default:
+            return nil
+        }
+    }
+
+    /// The request's caller, if its bearer token is one the session cache vouches for.
+    private func caller(_ head: HTTPRequest) -> Identity? {
+        guard let header = head.headerFields[.authorization], let token = BearerAuthentication.token(header) else { return nil }
+        return self.sessions.cachedIdentity(token: token)
+    }
+
+    /// Runs a route's code: its JSON, or the problem it throws written as ``ProblemMiddleware``
+    /// writes it; `nil` if the route's code leaves the request to the router.
+    private func run(_ route: String, path: String, requestID: String, _ body: () throws -> ByteBuffer?) -> Answer? {
+        do {
+            guard let json = try body() else { return nil }
+            return Answer(status: .ok, headers: Self.json, body: json, route: route)
+        } catch {
+            let problem: Problem
+            if let thrown = error as? Problem {
+                problem = thrown
+            } else {
+                self.logger.error("request failed", metadata: ["hb.request.id": "\(requestID)", "error": "\(error)"])
+                problem = .internalError()
+            }
+            guard let data = try? problem.body(path: path, requestID: requestID) else { return nil }
+            return Answer(status: problem.status, headers: problem.responseHeaders, body: ByteBuffer(bytes: data), route: route)
+        }
+    }
+
+    private static let json: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+
+    /// Whether the request carries nothing the fast lane leaves to the router: a body, an
+    /// expectation, an upgrade, a connection option other than `keep-alive` (which many clients
+    /// send, and HTTP/1.1 means anyway).
+    private static func plain(_ fields: HTTPFields) -> Bool {
+        guard fields[.contentLength] == nil, fields[.transferEncoding] == nil, fields[.expect] == nil, fields[.upgrade] == nil else {
+            return false
+        }
+        return fields[values: .connection].allSatisfy { value in
+            value.split(separator: ",").allSatisfy { $0.trimmingCharacters(in: .whitespaces).lowercased() == "keep-alive" }
+        }
+    }
+}

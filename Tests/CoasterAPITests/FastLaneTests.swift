@@ -1,0 +1,249 @@
+import CoasterAPI
+import CoasterCore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The fast lane (`FastLane`) answers `/health`, `/v1/locate` and `/v1/friends/nearby` on the
+/// event loop, before the router: these tests hold it to the router's answers, to HTTP/1.1's
+/// order of answers, and to the idle timeout it keeps in Hummingbird's place. `.router` tests
+/// never reach it (they call the router directly); a live server does.
+@Suite("Fast lane")
+struct FastLaneTests {
+    /// The same service served twice: by a live server with the fast lane, and called through the
+    /// router directly (`.router`), the lane every other route takes.
+    @Test func answersAsTheRouterDoes() async throws {
+        let clock = TestClock()
+        var location = LocationPolicy()
+        location.nearbyRequestBurst = 1_000
+        let s = try await TestService(location: location, clock: clock)
+        defer { s.remove() }
+        try await s.app().test(.router) { router in
+            let ann = try await router.register("ann")
+            let bob = try await router.register("bob")
+            let carol = try await router.register("carol")
+            try await router.befriend(ann, bob)
+            try await router.befriend(ann, carol)
+            let station = NearbyTests.station
+            let bobAt = Geodesy.destination(from: station, azimuth: 0, distance: 37)
+            _ = try await router.postFixes([fixJSON(station.lat, station.lon, accuracy: 5, at: clock.now())], as: ann)
+            _ = try await router.postFixes([fixJSON(bobAt.lat, bobAt.lon, accuracy: 5, at: clock.now())], as: bob)
+            // Carol has no fix: nearby refuses her (422).
+            let expired = TestUser(id: ann.id, username: "ann", token: "not-a-session")
+            let cases: [(uri: String, user: TestUser?, headers: HTTPFields, fast: Bool)] = [
+                ("/health", nil, [:], true),
+                ("/v1/locate?lat=\(station.lat)&lon=\(station.lon)", ann, [:], true),
+                ("/v1/locate?lat=\(station.lat)&lon=\(station.lon)&accuracy=30", ann, [:], true),
+                ("/v1/locate?lat=41.4&lon=-82.9", ann, [:], true),
+                ("/v1/locate?lat=100&lon=0", ann, [:], true),
+                ("/v1/locate?lat=x&lon=0", ann, [:], true),
+                ("/v1/locate?lon=0", ann, [:], true),
+                ("/v1/locate?lat=41.48%2E&lon=-82.68", ann, [:], true),
+                ("/v1/friends/nearby", ann, [:], true),
+                ("/v1/friends/nearby?radius=200", ann, [:], true),
+                ("/v1/friends/nearby?radius=0", ann, [:], true),
+                ("/v1/friends/nearby", bob, [:], true),
+                ("/v1/friends/nearby", carol, [:], true),
+                // Left to the router: no token, a token the cache does not vouch for, another
+                // route. (`Connection: close`, also the router's, is in the pipelining test: this
+                // client sends its own `Connection` header.)
+                ("/v1/locate?lat=1&lon=1", nil, [:], false),
+                ("/v1/friends/nearby", expired, [:], false),
+                ("/v1/friends/nearby", ann, [.connection: "keep-alive"], true),
+                ("/v1/parks", ann, [:], false),
+                ("/health/", nil, [:], false),
+            ]
+            try await s.app().test(.live) { live in
+                for c in cases {
+                    var headers = c.user?.auth ?? [:]
+                    headers.append(contentsOf: c.headers)
+                    let expected = try await router.execute(uri: c.uri, method: .get, headers: headers)
+                    let got = try await live.execute(uri: c.uri, method: .get, headers: headers)
+                    #expect(got.status == expected.status, "\(c.uri)")
+                    #expect(got.headers[.contentType] == expected.headers[.contentType], "\(c.uri)")
+                    #expect(got.headers[.retryAfter] == expected.headers[.retryAfter], "\(c.uri)")
+                    #expect(got.headers[.server] == "coasterlife", "\(c.uri)")
+                    let date = try #require(got.headers[.date].flatMap(Self.httpDate.date(from:)), "\(c.uri): \(got.headers)")
+                    #expect(abs(date.timeIntervalSinceNow) < 60, "\(c.uri): \(got.headers)")
+                    let id = try #require(got.headers[.requestID], "\(c.uri)")
+                    #expect(Self.masked(got.body, id) == Self.masked(expected.body, expected.headers[.requestID] ?? ""), "\(c.uri)")
+                }
+            }
+            // Each case the fast lane should have answered, it did, and counted it.
+            let text = String(buffer: try await router.get("/metrics", as: nil).body)
+            for route in ["/health", "/v1/locate", "/v1/friends/nearby"] {
+                let answered = cases.filter { $0.fast && $0.uri.split(separator: "?")[0] == route }.count
+                #expect(Self.sample(text, "coasterlife_http_fast_lane_requests_total{route=\"\(route)\"}") == answered, "\(route)")
+            }
+        }
+    }
+
+    /// The rate limit is the route's: the fast lane refuses with the same 429 and `Retry-After`.
+    @Test func refusesTooManyNearbyQueriesAsTheRouterDoes() async throws {
+        var location = LocationPolicy()
+        location.nearbyRequestBurst = 1
+        location.nearbyRequestsPerSecond = 0.001
+        let s = try await TestService(location: location)
+        defer { s.remove() }
+        try await s.app().test(.router) { router in
+            let ann = try await router.register("ann")
+            let dan = try await router.register("dan")
+            #expect(try await router.get("/v1/friends/nearby", as: ann).status == .unprocessableContent)
+            let expected = try await router.get("/v1/friends/nearby", as: ann)
+            try expectProblem(expected, .tooManyRequests, .tooManyRequests)
+            try await s.app().test(.live) { live in
+                #expect(try await live.get("/v1/friends/nearby", as: dan).status == .unprocessableContent)
+                let got = try await live.get("/v1/friends/nearby", as: dan)
+                try expectProblem(got, .tooManyRequests, .tooManyRequests)
+                #expect(got.headers[.retryAfter] == expected.headers[.retryAfter])
+                #expect(Self.masked(got.body, got.headers[.requestID] ?? "") == Self.masked(expected.body, expected.headers[.requestID] ?? ""))
+            }
+            let text = String(buffer: try await router.get("/metrics", as: nil).body)
+            #expect(Self.sample(text, "coasterlife_http_fast_lane_requests_total{route=\"/v1/friends/nearby\"}") == 2)
+        }
+    }
+
+    /// Requests sent before earlier answers arrive are answered in order: a request the router
+    /// takes (`/ready` reads the store) is answered before the `/health` sent after it. The last
+    /// asks to close the connection, which the router does.
+    @Test func answersPipelinedRequestsInOrder() async throws {
+        let s = try await TestService()
+        defer { s.remove() }
+        try await s.app().test(.live) { live in
+            let port = try #require(live.port)
+            for _ in 0..<20 {
+                let connection = try RawConnection(port: port)
+                defer { connection.close() }
+                connection.send("GET /ready HTTP/1.1\r\nHost: x\r\n\r\nGET /health HTTP/1.1\r\nHost: x\r\n\r\n"
+                                + "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                let (text, closed) = connection.receiveAll()
+                #expect(closed, "the connection stayed open after Connection: close")
+                let bodies = text.components(separatedBy: "\r\n\r\n").dropFirst().map { $0.prefix(while: { $0 != "}" }) }
+                #expect(bodies.map { $0.contains("\"status\":\"ready\"") } == [true, false, false], "\(text)")
+                #expect(bodies.map { $0.contains("\"status\":\"ok\"") } == [false, true, true], "\(text)")
+            }
+        }
+    }
+
+    /// The idle timeout counts the requests the fast lane answers (Hummingbird's handler does not
+    /// see them): a connection busy with them stays open past it, an idle one is closed.
+    @Test func keepsTheIdleTimeoutOverItsOwnAnswers() async throws {
+        let s = try await TestService()
+        defer { s.remove() }
+        var configuration = s.configuration
+        configuration.idleTimeout = .seconds(1)
+        let app = try buildApplication(configuration, service: s.service, logger: Logger(label: "test"))
+        try await app.test(.live) { live in
+            let port = try #require(live.port)
+            let busy = try RawConnection(port: port)
+            defer { busy.close() }
+            for _ in 0..<8 {
+                busy.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+                #expect(busy.receive(until: "{\"status\":\"ok\"}"), "closed while busy")
+                try await Task.sleep(for: .milliseconds(300))
+            }
+            let idle = try RawConnection(port: port)
+            defer { idle.close() }
+            idle.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(idle.receive(until: "{\"status\":\"ok\"}"))
+            let start = ContinuousClock.now
+            #expect(idle.waitForClose(seconds: 5), "an idle connection stayed open")
+            #expect(ContinuousClock.now - start >= .milliseconds(800))
+        }
+    }
+
+    static let httpDate: DateFormatter = {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter
+    }()
+
+    /// A body with its request id replaced, so that two answers' bodies compare.
+    static func masked(_ body: ByteBuffer, _ requestID: String) -> String {
+        let text = String(buffer: body)
+        return requestID.isEmpty ? text : text.replacingOccurrences(of: requestID, with: "<id>")
+    }
+
+    /// A sample's value in Prometheus text, 0 if absent.
+    static func sample(_ text: String, _ series: String) -> Int {
+        for line in text.split(separator: "\n") where line.hasPrefix(series + " ") {
+            return Int(Double(line.split(separator: " ").last ?? "") ?? -1)
+        }
+        return 0
+    }
+}
+
+/// A plain TCP connection to the test server, for what an HTTP client library does not do:
+/// send several requests at once, watch the server close.
+final class RawConnection {
+    private let fd: Int32
+
+    init(port: Int) throws {
+        self.fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard self.fd >= 0 else { throw POSIXError(.EMFILE) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(self.fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { Glibc.close(self.fd); throw POSIXError(.ECONNREFUSED) }
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(self.fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    func send(_ text: String) {
+        var bytes = Array(text.utf8)
+        _ = Glibc.send(self.fd, &bytes, bytes.count, 0)
+    }
+
+    /// Bytes until the server closes (`closed`) or 5 s pass without any, as text.
+    func receiveAll() -> (text: String, closed: Bool) {
+        var received: [UInt8] = []
+        while let chunk = self.read() {
+            if chunk.isEmpty { return (String(decoding: received, as: UTF8.self), true) }
+            received += chunk
+        }
+        return (String(decoding: received, as: UTF8.self), false)
+    }
+
+    /// Reads until `marker` has arrived: `false` if the server closed first (or 5 s passed).
+    func receive(until marker: String) -> Bool {
+        var received: [UInt8] = []
+        while !String(decoding: received, as: UTF8.self).contains(marker) {
+            guard let chunk = self.read(), !chunk.isEmpty else { return false }
+            received += chunk
+        }
+        return true
+    }
+
+    /// Whether the server closes the connection within `seconds`.
+    func waitForClose(seconds: Int) -> Bool {
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(self.fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        while let chunk = self.read() {
+            if chunk.isEmpty { return true }
+        }
+        return false
+    }
+
+    /// The next bytes; empty when the peer closed, `nil` on a timeout or an error.
+    private func read() -> [UInt8]? {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        let n = recv(self.fd, &buffer, buffer.count, 0)
+        if n < 0 { return errno == ECONNRESET ? [] : nil }
+        return Array(buffer.prefix(n))
+    }
+
+    func close() { Glibc.close(self.fd) }
+}
