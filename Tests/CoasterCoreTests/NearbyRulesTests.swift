@@ -33,6 +33,21 @@ struct NearbyRulesTests {
     /// Four distances at a time give each lane the same bits as one at a time, whenever the
     /// four-lane pass answers (it leaves to the one-by-one pass any lane the plane cannot settle):
     /// points on both sides of every bucket boundary, by a hair, from viewers all over the globe.
+    /// Ages are whole minutes rounded down, as `floor` rounds, for every kind of interval: the
+    /// rules work them out without calling `floor`.
+    @Test func agesRoundDownToWholeMinutesAsFloorDoes() {
+        var generator = SeededGenerator(seed: 7)
+        var cases: [Double] = [0, 59.999, 60, 60.000001, 119.9, -0.001, -59.99, -60, -60.5, 1e9 + 0.5, -1e9 - 0.5, 0x1p60, -0x1p60,
+                               .infinity, -.infinity, .nan, .greatestFiniteMagnitude, -.greatestFiniteMagnitude, .leastNonzeroMagnitude]
+        for _ in 0..<10_000 { cases.append(Double.random(in: -100_000...100_000, using: &generator)) }
+        for k in -2_000...2_000 { cases.append(Double(k) * 60); cases.append(Double(k) * 60 - 1e-9); cases.append((Double(k) * 60).nextDown) }
+        for seconds in cases {
+            let expected = (seconds / 60).rounded(.down) * 60
+            let age = NearbyRules.age(seconds)
+            #expect(age.bitPattern == expected.bitPattern || (age.isNaN && expected.isNaN) || (age == 0 && expected == 0), "\(seconds)")
+        }
+    }
+
     @Test func fourAtATimeAnswersAsOneAtATime() {
         var boundaries: [Double] = stride(from: 10.0, through: 100, by: 10).map { $0 }
         boundaries += stride(from: 150.0, through: 1_000, by: 50)

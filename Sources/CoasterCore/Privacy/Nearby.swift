@@ -425,12 +425,13 @@ public struct NearbyRules: Sendable {
         // Friends shown with a distance, and the point it is measured to: the distances are
         // worked out afterwards in a loop of their own, where one friend's chain of square roots
         // overlaps the next's instead of waiting behind the rules' other work.
-        var measured: [(id: UserID, record: UnsafeRawPointer, point: Coordinate, exact: Bool, age: Double, metres: Double, bucket: Double)] = []
+        // A friend's age (`recordedAt`, seconds) is worked out only if they are kept.
+        var measured: [(id: UserID, record: UnsafeRawPointer, point: Coordinate, exact: Bool, recordedAt: Double, metres: Double, bucket: Double)] = []
         measured.reserveCapacity(friends.friendCount)
         friends.forEachCard { id, card in
             // What the card settles: no fix, ghost mode, a stale fix (as `LocationPrivacy.view`).
             guard card.hasFix, !card.has(NearbyCard.hidden), seconds - card.recordedAt <= timeToLive else { return }
-            let age = ((seconds - card.recordedAt) / 60).rounded(.down) * 60
+            let recordedAt = card.recordedAt
             let position = Coordinate(lat: card.lat, lon: card.lon)
             let inReach = reach.contains(position)
             guard card.has(NearbyCard.settledByRecord) else {
@@ -438,9 +439,9 @@ public struct NearbyRules: Sendable {
                 guard inReach else { return }
                 if naming { PersonState.prefetch(at: card.record, extent: PersonState.namingExtent) }
                 if card.has(NearbyCard.exact) {
-                    measured.append((id, card.record, position, true, age, 0, 0))
+                    measured.append((id, card.record, position, true, recordedAt, 0, 0))
                 } else {
-                    measured.append((id, card.record, ApproximateGrid.snap(position), false, age, 0, 0))
+                    measured.append((id, card.record, ApproximateGrid.snap(position), false, recordedAt, 0, 0))
                 }
                 return
             }
@@ -455,12 +456,12 @@ public struct NearbyRules: Sendable {
                 else { return }
                 switch shared {
                 case .exact(let c, _):
-                    measured.append((id, card.record, c, true, age, 0, 0))
+                    measured.append((id, card.record, c, true, recordedAt, 0, 0))
                 case .approximate(let c, _):
-                    measured.append((id, card.record, c, false, age, 0, 0))
+                    measured.append((id, card.record, c, false, recordedAt, 0, 0))
                 case .parkOnly(let parks):
                     guard let shared = parks.intersection(myParks()).sorted().first else { return }
-                    found.append(NearbyFind(id: id, distance: nil, age: age, precision: .parkOnly, park: shared,
+                    found.append(NearbyFind(id: id, distance: nil, age: Self.age(seconds - recordedAt), precision: .parkOnly, park: shared,
                                            recordAddress: UInt(bitPattern: card.record)))
                 }
             }
@@ -484,10 +485,21 @@ public struct NearbyRules: Sendable {
             }
         }
         for m in measured where m.metres <= radius {
-            found.append(NearbyFind(id: m.id, distance: m.bucket, age: m.age, precision: m.exact ? .exact : .approximate, park: nil,
+            found.append(NearbyFind(id: m.id, distance: m.bucket, age: Self.age(seconds - m.recordedAt), precision: m.exact ? .exact : .approximate, park: nil,
                                     recordAddress: UInt(bitPattern: m.record)))
         }
         return .success(found)
+    }
+
+    /// Seconds since a fix, rounded down to whole minutes: `(seconds / 60).rounded(.down) * 60`,
+    /// bit for bit, without a call to libm's `floor` (x86-64's baseline has no instruction for it,
+    /// and it was a tenth of the nearby query): truncation toward zero, one down for negatives.
+    @inline(__always)
+    static func age(_ seconds: Double) -> Double {
+        let minutes = seconds / 60
+        guard abs(minutes) < 0x1p52 else { return minutes.rounded(.down) * 60 }
+        let truncated = Double(Int64(minutes))
+        return (truncated > minutes ? truncated - 1 : truncated) * 60
     }
 
     /// The friends found, named from their records, with the park each is visiting (park-only:
