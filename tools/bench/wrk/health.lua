@@ -1,4 +1,4 @@
 package.path = package.path .. ";" .. os.getenv("COASTERLIFE_WRK") .. "/?.lua"
 local common = require("common")
-function request() return wrk.format("GET", "/health") end
+request = common.cycle(function() return wrk.format("GET", "/health") end, 1)
 done = common.done
