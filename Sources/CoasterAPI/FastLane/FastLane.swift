@@ -117,7 +117,9 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         if case .end = self.unwrapOutboundIn(data) {
-            self.routed -= 1
+            // Never below zero: Hummingbird may also answer what never reached it as a request
+            // (a 400 for a request the codec could not parse).
+            self.routed = max(0, self.routed - 1)
             if self.routed == 0 {
                 self.lastActive = .now()
                 self.scheduleIdleCheck(context, at: self.lastActive)
