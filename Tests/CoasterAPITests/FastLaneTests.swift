@@ -159,6 +159,23 @@ struct FastLaneTests {
         }
     }
 
+    /// `serve --no-fast-lane`: every request through the router, the idle timeout Hummingbird's.
+    @Test func canBeTurnedOff() async throws {
+        let s = try await TestService()
+        defer { s.remove() }
+        var configuration = s.configuration
+        configuration.fastLane = false
+        let app = try buildApplication(configuration, service: s.service, logger: Logger(label: "test"))
+        try await app.test(.live) { live in
+            let ann = try await live.register("ann")
+            #expect(try await live.get("/health", as: nil).status == .ok)
+            #expect(try await live.get("/v1/locate?lat=41.48&lon=-82.68", as: ann).status == .ok)
+            let text = String(buffer: try await live.get("/metrics", as: nil).body)
+            #expect(Self.sample(text, "coasterlife_http_requests_total{method=\"GET\",route=\"/v1/locate\",status=\"200\"}") == 1)
+            #expect(!text.contains("coasterlife_http_fast_lane_requests_total{"))
+        }
+    }
+
     static let httpDate: DateFormatter = {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
