@@ -123,12 +123,30 @@ struct FastLaneTests {
                 defer { connection.close() }
                 connection.send("GET /ready HTTP/1.1\r\nHost: x\r\n\r\nGET /health HTTP/1.1\r\nHost: x\r\n\r\n"
                                 + "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-                let (text, closed) = connection.receiveAll()
+                let (text, closed) = await connection.receiveAll()
                 #expect(closed, "the connection stayed open after Connection: close")
                 let bodies = text.components(separatedBy: "\r\n\r\n").dropFirst().map { $0.prefix(while: { $0 != "}" }) }
                 #expect(bodies.map { $0.contains("\"status\":\"ready\"") } == [true, false, false], "\(text)")
                 #expect(bodies.map { $0.contains("\"status\":\"ok\"") } == [false, true, true], "\(text)")
             }
+        }
+    }
+
+    /// `Connection: keep-alive` in any case and spacing (mobile clients send `Keep-Alive`) is
+    /// HTTP/1.1's default and stays in the lane; any other option goes to the router.
+    @Test func takesKeepAliveInAnyCase() async throws {
+        let s = try await TestService()
+        defer { s.remove() }
+        try await s.app().test(.live) { live in
+            let port = try #require(live.port)
+            let connection = try RawConnection(port: port)
+            defer { connection.close() }
+            for value in ["Keep-Alive", " keep-alive ,KEEP-ALIVE", "keep-alive, upgrade"] {
+                connection.send("GET /health HTTP/1.1\r\nHost: x\r\nConnection: \(value)\r\n\r\n")
+                #expect(await connection.receive(until: "{\"status\":\"ok\"}"), "\(value)")
+            }
+            let text = String(buffer: try await live.get("/metrics", as: nil).body)
+            #expect(Self.sample(text, "coasterlife_http_fast_lane_requests_total{route=\"/health\"}") == 2)
         }
     }
 
@@ -146,15 +164,15 @@ struct FastLaneTests {
             defer { busy.close() }
             for _ in 0..<8 {
                 busy.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
-                #expect(busy.receive(until: "{\"status\":\"ok\"}"), "closed while busy")
+                #expect(await busy.receive(until: "{\"status\":\"ok\"}"), "closed while busy")
                 try await Task.sleep(for: .milliseconds(300))
             }
             let idle = try RawConnection(port: port)
             defer { idle.close() }
             idle.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
-            #expect(idle.receive(until: "{\"status\":\"ok\"}"))
+            #expect(await idle.receive(until: "{\"status\":\"ok\"}"))
             let start = ContinuousClock.now
-            #expect(idle.waitForClose(seconds: 5), "an idle connection stayed open")
+            #expect(await idle.waitForClose(seconds: 5), "an idle connection stayed open")
             #expect(ContinuousClock.now - start >= .milliseconds(800))
         }
     }
@@ -200,8 +218,10 @@ struct FastLaneTests {
 }
 
 /// A plain TCP connection to the test server, for what an HTTP client library does not do:
-/// send several requests at once, watch the server close.
-final class RawConnection {
+/// send several requests at once, watch the server close. Its waits block a Dispatch thread, not
+/// one of Swift's cooperative threads: the server's router runs its requests on those, and tests
+/// waiting on both of a 2-core machine's would starve it.
+final class RawConnection: Sendable {
     private let fd: Int32
 
     init(port: Int) throws {
@@ -224,8 +244,19 @@ final class RawConnection {
         _ = Glibc.send(self.fd, &bytes, bytes.count, 0)
     }
 
+    /// Runs `work` on a Dispatch thread.
+    private func blocking<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: work()) }
+        }
+    }
+
+    func receiveAll() async -> (text: String, closed: Bool) { await self.blocking { self.receiveAllNow() } }
+    func receive(until marker: String) async -> Bool { await self.blocking { self.receiveNow(until: marker) } }
+    func waitForClose(seconds: Int) async -> Bool { await self.blocking { self.waitForCloseNow(seconds: seconds) } }
+
     /// Bytes until the server closes (`closed`) or 5 s pass without any, as text.
-    func receiveAll() -> (text: String, closed: Bool) {
+    private func receiveAllNow() -> (text: String, closed: Bool) {
         var received: [UInt8] = []
         while let chunk = self.read() {
             if chunk.isEmpty { return (String(decoding: received, as: UTF8.self), true) }
@@ -235,7 +266,7 @@ final class RawConnection {
     }
 
     /// Reads until `marker` has arrived: `false` if the server closed first (or 5 s passed).
-    func receive(until marker: String) -> Bool {
+    private func receiveNow(until marker: String) -> Bool {
         var received: [UInt8] = []
         while !String(decoding: received, as: UTF8.self).contains(marker) {
             guard let chunk = self.read(), !chunk.isEmpty else { return false }
@@ -245,7 +276,7 @@ final class RawConnection {
     }
 
     /// Whether the server closes the connection within `seconds`.
-    func waitForClose(seconds: Int) -> Bool {
+    private func waitForCloseNow(seconds: Int) -> Bool {
         var timeout = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(self.fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         while let chunk = self.read() {

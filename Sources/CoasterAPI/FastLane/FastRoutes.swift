@@ -101,7 +101,13 @@ struct FastRoutes: Sendable {
             return false
         }
         return fields[values: .connection].allSatisfy { value in
-            value.split(separator: ",").allSatisfy { $0.trimmingCharacters(in: .whitespaces).lowercased() == "keep-alive" }
+            value.split(separator: ",").allSatisfy { option in
+                // Trimmed by hand, as `BearerAuthentication.token` does (Foundation's trimming is slow).
+                var option = option
+                while let c = option.first, c == " " || c == "\t" { option.removeFirst() }
+                while let c = option.last, c == " " || c == "\t" { option.removeLast() }
+                return option.lowercased() == "keep-alive"
+            }
         }
     }
 }
