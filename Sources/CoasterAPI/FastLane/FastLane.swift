@@ -32,7 +32,7 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
     /// Between a request's head and its end.
     private var reading = false
     /// The answer to the request being read, sent when its end arrives.
-    private var pending: (answer: FastRoutes.Answer, requestID: String, start: ContinuousClock.Instant)?
+    private var pending: (answer: FastRoutes.Answer, start: ContinuousClock.Instant)?
     /// A quiesce event held back until the pending answer is sent.
     private var heldQuiesce: Any?
     private var lastActive = NIODeadline.now()
@@ -70,10 +70,9 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
         case .head(let head):
             self.reading = true
             if self.routed == 0 {
-                let requestID = RequestID().description
                 let start = ContinuousClock.now
-                if let answer = self.routes.answer(head, requestID: requestID) {
-                    self.pending = (answer, requestID, start)
+                if let answer = self.routes.answer(head) {
+                    self.pending = (answer, start)
                     return
                 }
             }
@@ -89,7 +88,7 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
                 return
             }
             self.pending = nil
-            self.send(pending.answer, requestID: pending.requestID, context: context)
+            self.send(pending.answer, context: context)
             self.routes.metrics.request(method: "GET", route: pending.answer.route, status: Int(pending.answer.status.code),
                                         duration: ContinuousClock.now - pending.start)
             self.routes.metrics.fastLaneAnswered(route: pending.answer.route)
@@ -101,11 +100,11 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// The response as the router's would be: its headers, then the request id, date and server.
-    private func send(_ answer: FastRoutes.Answer, requestID: String, context: ChannelHandlerContext) {
+    private func send(_ answer: FastRoutes.Answer, context: ChannelHandlerContext) {
         var response = HTTPResponse(status: answer.status)
         response.headerFields = answer.headers
         response.headerFields[.contentLength] = String(answer.body.readableBytes)
-        response.headerFields[.requestID] = requestID
+        response.headerFields[.requestID] = answer.requestID
         response.headerFields[.date] = self.date.now()
         response.headerFields[.server] = "coasterlife"
         context.write(self.wrapOutboundOut(.head(response)), promise: nil)

@@ -42,23 +42,25 @@ struct FastRoutes: Sendable {
         var body: ByteBuffer
         /// The route template the router's metrics count it under.
         var route: String
+        /// The request's id, as Hummingbird makes them (also in a problem's body).
+        var requestID: String
     }
 
     /// The answer to `head`, or `nil` to leave the request to the router.
-    func answer(_ head: HTTPRequest, requestID: String) -> Answer? {
+    func answer(_ head: HTTPRequest) -> Answer? {
         guard head.method == .get, let target = head.path, Self.plain(head.headerFields) else { return nil }
         let uri = URI(target)
         switch uri.path {
         case "/health":
-            return Answer(status: .ok, headers: Self.json, body: self.health, route: "/health")
+            return Answer(status: .ok, headers: Self.json, body: self.health, route: "/health", requestID: RequestID().description)
         case "/v1/locate":
             guard self.caller(head) != nil else { return nil }
-            return self.run("/v1/locate", path: uri.path, requestID: requestID) {
+            return self.run("/v1/locate", path: uri.path) {
                 try ParksController.locate(uri.queryParameters, index: self.fences.index).jsonBuffer
             }
         case "/v1/friends/nearby":
             guard let me = self.caller(head) else { return nil }
-            return self.run("/v1/friends/nearby", path: uri.path, requestID: requestID) {
+            return self.run("/v1/friends/nearby", path: uri.path) {
                 try self.nearby.friendsNearby(of: me.id, query: uri.queryParameters)?.jsonBuffer
             }
         default:
@@ -74,10 +76,11 @@ struct FastRoutes: Sendable {
 
     /// Runs a route's code: its JSON, or the problem it throws written as ``ProblemMiddleware``
     /// writes it; `nil` if the route's code leaves the request to the router.
-    private func run(_ route: String, path: String, requestID: String, _ body: () throws -> ByteBuffer?) -> Answer? {
+    private func run(_ route: String, path: String, _ body: () throws -> ByteBuffer?) -> Answer? {
+        let requestID = RequestID().description
         do {
             guard let json = try body() else { return nil }
-            return Answer(status: .ok, headers: Self.json, body: json, route: route)
+            return Answer(status: .ok, headers: Self.json, body: json, route: route, requestID: requestID)
         } catch {
             let problem: Problem
             if let thrown = error as? Problem {
@@ -87,7 +90,8 @@ struct FastRoutes: Sendable {
                 problem = .internalError()
             }
             guard let data = try? problem.body(path: path, requestID: requestID) else { return nil }
-            return Answer(status: problem.status, headers: problem.responseHeaders, body: ByteBuffer(bytes: data), route: route)
+            return Answer(status: problem.status, headers: problem.responseHeaders, body: ByteBuffer(bytes: data), route: route,
+                          requestID: requestID)
         }
     }
 
