@@ -51,8 +51,8 @@ struct Serve: AsyncParsableCommand {
     var executor = Environment.value("COASTERLIFE_EXECUTOR") ?? "nio"
 
     @Flag(inversion: .prefixedNo,
-          help: "Answer the hot read routes (/health, /v1/locate, /v1/friends/nearby) on the event loop, without the router's task hops; --no-fast-lane sends every request through the router.")
-    var fastLane = true
+          help: "Answer the hot read routes (/health, /v1/locate, /v1/friends/nearby) on the event loop, without the router's task hops; --no-fast-lane sends every request through the router. Environment: COASTERLIFE_FAST_LANE (1 or 0).")
+    var fastLane = Environment.value("COASTERLIFE_FAST_LANE").map { $0 != "0" } ?? true
 
     func validate() throws {
         guard ["nio", "default"].contains(self.executor) else { throw ValidationError("--executor must be nio or default") }
