@@ -85,6 +85,47 @@ struct FastLaneTests {
         }
     }
 
+    /// The lane writes its answers' bytes itself: they are the router's, byte for byte, status line
+    /// and headers in order included, once the request id and date are masked.
+    @Test func writesTheBytesTheRouterWrites() async throws {
+        let clock = TestClock()
+        let s = try await TestService(clock: clock)
+        defer { s.remove() }
+        var plain = s.configuration
+        plain.fastLane = false
+        let routerOnly = try buildApplication(plain, service: s.service, logger: Logger(label: "test"))
+        try await s.app().test(.live) { live in
+            let ann = try await live.register("ann")
+            let station = NearbyTests.station
+            _ = try await live.postFixes([fixJSON(station.lat, station.lon, accuracy: 5, at: clock.now())], as: ann)
+            let requests = ["/health", "/v1/locate?lat=\(station.lat)&lon=\(station.lon)&accuracy=10", "/v1/locate?lat=100&lon=0",
+                            "/v1/friends/nearby?radius=500", "/v1/friends/nearby?radius=-1"]
+            try await routerOnly.test(.live) { other in
+                let lanePort = try #require(live.port), routerPort = try #require(other.port)
+                let lane = try RawConnection(port: lanePort), router = try RawConnection(port: routerPort)
+                defer { lane.close(); router.close() }
+                for target in requests {
+                    let request = "GET \(target) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(ann.token)\r\n\r\n"
+                    let fast = try #require(await lane.exchange(request), "\(target)")
+                    let routed = try #require(await router.exchange(request), "\(target)")
+                    #expect(Self.maskedResponse(fast) == Self.maskedResponse(routed), "\(target)")
+                }
+            }
+            let text = String(buffer: try await live.get("/metrics", as: nil).body)
+            #expect(Self.sample(text, "coasterlife_http_fast_lane_requests_total{route=\"/v1/locate\"}") == 2)
+        }
+    }
+
+    /// A raw response with its request id (header and body) and date masked.
+    static func maskedResponse(_ text: String) -> String {
+        var out = text
+        for line in text.components(separatedBy: "\r\n") {
+            if line.hasPrefix("X-Request-Id: ") { out = out.replacingOccurrences(of: line.dropFirst(14), with: "<id>") }
+            if line.hasPrefix("Date: ") { out = out.replacingOccurrences(of: line, with: "Date: <date>") }
+        }
+        return out
+    }
+
     /// The rate limit is the route's: the fast lane refuses with the same 429 and `Retry-After`.
     @Test func refusesTooManyNearbyQueriesAsTheRouterDoes() async throws {
         var location = LocationPolicy()
@@ -252,6 +293,11 @@ final class RawConnection: Sendable {
     }
 
     func receiveAll() async -> (text: String, closed: Bool) { await self.blocking { self.receiveAllNow() } }
+    /// Sends a request and reads its response (head and a `Content-Length` body), or `nil`.
+    func exchange(_ request: String) async -> String? {
+        self.send(request)
+        return await self.blocking { self.receiveResponseNow() }
+    }
     func receive(until marker: String) async -> Bool { await self.blocking { self.receiveNow(until: marker) } }
     func waitForClose(seconds: Int) async -> Bool { await self.blocking { self.waitForCloseNow(seconds: seconds) } }
 
@@ -263,6 +309,21 @@ final class RawConnection: Sendable {
             received += chunk
         }
         return (String(decoding: received, as: UTF8.self), false)
+    }
+
+    private func receiveResponseNow() -> String? {
+        var received: [UInt8] = []
+        while true {
+            let text = String(decoding: received, as: UTF8.self)
+            if let end = text.range(of: "\r\n\r\n") {
+                let head = text[..<end.lowerBound]
+                let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+                    .flatMap { Int($0.dropFirst(15).trimmingCharacters(in: .whitespaces)) } ?? 0
+                if text.utf8.count >= text.utf8.distance(from: text.startIndex, to: end.upperBound) + length { return text }
+            }
+            guard let chunk = self.read(), !chunk.isEmpty else { return nil }
+            received += chunk
+        }
     }
 
     /// Reads until `marker` has arrived: `false` if the server closed first (or 5 s passed).
