@@ -1,4 +1,4 @@
-import CoasterAPI
+@testable import CoasterAPI
 import CoasterCore
 import Foundation
 import HTTPTypes
@@ -116,6 +116,53 @@ struct AccountTests {
                 try expectProblem(r, .unauthorized, .unauthorized)
             }
         }
+    }
+
+    /// How an `Authorization` header is read: the scheme in any case after any spaces, one space,
+    /// the token with spaces and tabs around it trimmed; anything else is not a bearer header.
+    @Test func bearerHeadersAreReadLeniently() async throws {
+        try await TestService.withApp { client in
+            let ann = try await client.register("ann")
+            let t = ann.token
+            for header in ["Bearer \(t)", "bearer \(t)", "BEARER \(t)", "bEaReR \(t)", "  Bearer \(t)", "Bearer   \(t)",
+                           "Bearer \t\(t)\t ", "Bearer \(t)  "] {
+                let r = try await client.execute(uri: "/v1/me", method: .get, headers: [.authorization: header])
+                #expect(r.status == .ok, "\(header.debugDescription)")
+            }
+            for header in ["Bearer\t\(t)", "Bearer", "Bearer ", "Bearers \(t)", "Beare \(t)", "Bearer\u{301} \(t)", "Bearer \(t) x",
+                           "Bearer \u{301}\(t)", "Cearer \(t)", "Bfarer \(t)"] {
+                let r = try await client.execute(uri: "/v1/me", method: .get, headers: [.authorization: header])
+                try expectProblem(r, .unauthorized, .unauthorized)
+            }
+        }
+    }
+
+    /// The header reader against the way it was written before (split, lower-case, trim), over
+    /// every string of up to five characters from those that matter, and some longer ones: HTTP
+    /// trims a header's ends, so the test above cannot reach leading spaces or a bare `Bearer `.
+    @Test func bearerTokenReadingMatchesSplitting() {
+        func reference(_ header: String) -> String? {
+            let parts = header.split(separator: " ", maxSplits: 1)
+            guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+            var token = parts[1]
+            while let c = token.first, c == " " || c == "\t" { token.removeFirst() }
+            while let c = token.last, c == " " || c == "\t" { token.removeLast() }
+            return String(token)
+        }
+        let pieces = ["Bearer", "bEARER", "Beare", "bearers", " ", "  ", "\t", "x", "tok en", "\u{301}", "é", ""]
+        var checked = 0
+        for a in pieces {
+            for b in pieces {
+                for c in pieces {
+                    for d in pieces {
+                        let header = a + b + c + d
+                        #expect(BearerAuthentication.token(header) == reference(header), "\(header.debugDescription)")
+                        checked += 1
+                    }
+                }
+            }
+        }
+        #expect(checked == 20_736)
     }
 
     @Test func profileAndSharingSettings() async throws {

@@ -25,13 +25,21 @@ struct BearerAuthentication: RouterMiddleware {
         return try await next(request, context)
     }
 
-    /// The token of an `Authorization: Bearer <token>` header, or `nil` if the header is not one.
+    /// The token of an `Authorization: Bearer <token>` header, or `nil` if the header is not one:
+    /// the scheme in any case after any spaces, one space, then the token with spaces and tabs
+    /// trimmed (`nil` if nothing follows the space).
+    ///
+    /// Read in place: splitting the header into an array and lower-casing the scheme allocated
+    /// twice on every authenticated request (and Foundation's trimming, before that, went through
+    /// NSString: 3 % of a locate request).
     static func token(_ header: String) -> String? {
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        // Trimmed by hand: Foundation's trimmingCharacters(in:) went through NSString and cost
-        // 3 % of a locate request.
-        var token = parts[1]
+        var rest = Substring(header)
+        while rest.first == " " { rest.removeFirst() }
+        guard let space = rest.firstIndex(of: " ") else { return nil }
+        let scheme = rest[..<space].utf8
+        guard scheme.count == 6, scheme.elementsEqual("bearer".utf8, by: { $0 | 0x20 == $1 }) else { return nil }
+        var token = rest[rest.index(after: space)...]
+        guard !token.isEmpty else { return nil }
         while let c = token.first, c == " " || c == "\t" { token.removeFirst() }
         while let c = token.last, c == " " || c == "\t" { token.removeLast() }
         return String(token)
