@@ -191,6 +191,30 @@ struct FastLaneTests {
         }
     }
 
+    /// A request with a body, an expectation, an upgrade or two `Authorization` fields goes to the
+    /// router (which answers it as ever); a plain one, with any other headers, stays in the lane.
+    @Test func leavesRequestsWithBodiesOrOptionsToTheRouter() async throws {
+        let s = try await TestService()
+        defer { s.remove() }
+        try await s.app().test(.live) { live in
+            let port = try #require(live.port)
+            let connection = try RawConnection(port: port)
+            defer { connection.close() }
+            let routed = ["Content-Length: 0\r\n", "Transfer-Encoding: chunked\r\n", "Expect: 100-continue\r\nContent-Length: 0\r\n",
+                          "Upgrade: h2c\r\n", "Authorization: Bearer a\r\nAuthorization: Bearer b\r\n"]
+            let laned = ["Accept: application/json\r\n", "Authorization: Bearer a\r\n", "X-Upgrade: h2c\r\n"]
+            for headers in routed + laned {
+                let body = headers.hasPrefix("Transfer-Encoding") ? "0\r\n\r\n" : ""
+                let answer = await connection.exchange("GET /health HTTP/1.1\r\nHost: x\r\n\(headers)\r\n\(body)")
+                #expect(answer?.hasPrefix("HTTP/1.1 200 OK\r\n") == true, "\(headers.debugDescription): \(answer ?? "nothing")")
+            }
+            let text = String(buffer: try await live.get("/metrics", as: nil).body)
+            #expect(Self.sample(text, "coasterlife_http_fast_lane_requests_total{route=\"/health\"}") == laned.count)
+            #expect(Self.sample(text, "coasterlife_http_requests_total{method=\"GET\",route=\"/health\",status=\"200\"}")
+                == routed.count + laned.count)
+        }
+    }
+
     /// The idle timeout counts the requests the fast lane answers (Hummingbird's handler does not
     /// see them): a connection busy with them stays open past it, an idle one is closed.
     @Test func keepsTheIdleTimeoutOverItsOwnAnswers() async throws {

@@ -48,18 +48,18 @@ struct FastRoutes: Sendable {
 
     /// The answer to `head`, or `nil` to leave the request to the router.
     func answer(_ head: HTTPRequest) -> Answer? {
-        guard head.method == .get, let target = head.path, Self.plain(head.headerFields) else { return nil }
+        guard head.method == .get, let target = head.path, let headers = Self.read(head.headerFields) else { return nil }
         let uri = URI(target)
         switch uri.path {
         case "/health":
             return Answer(status: .ok, headers: Self.json, body: self.health, route: "/health", requestID: RequestID().description)
         case "/v1/locate":
-            guard self.caller(head) != nil else { return nil }
+            guard self.caller(headers.authorization) != nil else { return nil }
             return self.run("/v1/locate", path: uri.path) {
                 try ParksController.locate(uri.queryParameters, index: self.fences.index).jsonBuffer
             }
         case "/v1/friends/nearby":
-            guard let me = self.caller(head) else { return nil }
+            guard let me = self.caller(headers.authorization) else { return nil }
             return self.run("/v1/friends/nearby", path: uri.path) {
                 try self.nearby.friendsNearby(of: me.id, query: uri.queryParameters)?.jsonBuffer
             }
@@ -69,8 +69,8 @@ struct FastRoutes: Sendable {
     }
 
     /// The request's caller, if its bearer token is one the session cache vouches for.
-    private func caller(_ head: HTTPRequest) -> Identity? {
-        guard let header = head.headerFields[.authorization], let token = BearerAuthentication.token(header) else { return nil }
+    private func caller(_ authorization: String?) -> Identity? {
+        guard let header = authorization, let token = BearerAuthentication.token(header) else { return nil }
         return self.sessions.cachedIdentity(token: token)
     }
 
@@ -97,21 +97,42 @@ struct FastRoutes: Sendable {
 
     private static let json: HTTPFields = [.contentType: "application/json; charset=utf-8"]
 
-    /// Whether the request carries nothing the fast lane leaves to the router: a body, an
-    /// expectation, an upgrade, a connection option other than `keep-alive` (which many clients
-    /// send, and HTTP/1.1 means anyway).
-    private static func plain(_ fields: HTTPFields) -> Bool {
-        guard fields[.contentLength] == nil, fields[.transferEncoding] == nil, fields[.expect] == nil, fields[.upgrade] == nil else {
-            return false
-        }
-        return fields[values: .connection].allSatisfy { value in
-            value.split(separator: ",").allSatisfy { option in
-                // Trimmed by hand, as `BearerAuthentication.token` does (Foundation's trimming is slow).
-                var option = option
-                while let c = option.first, c == " " || c == "\t" { option.removeFirst() }
-                while let c = option.last, c == " " || c == "\t" { option.removeLast() }
-                return option.lowercased() == "keep-alive"
+    /// What the fast lane reads of a request's headers.
+    private struct Headers {
+        var authorization: String?
+    }
+
+    /// The request's `Authorization` value, read in the same pass that makes sure it carries
+    /// nothing the fast lane leaves to the router (`nil` if it does): a body, an expectation, an
+    /// upgrade, a connection option other than `keep-alive` (which many clients send, and HTTP/1.1
+    /// means anyway), two `Authorization` fields. One pass: looking each name up walked the fields
+    /// six times and joined repeated values into new strings.
+    private static func read(_ fields: HTTPFields) -> Headers? {
+        var authorization: String?
+        for field in fields {
+            switch field.name {
+            case .authorization:
+                guard authorization == nil else { return nil }
+                authorization = field.value
+            case .contentLength, .transferEncoding, .expect, .upgrade:
+                return nil
+            case .connection:
+                guard Self.keepAliveOnly(field.value) else { return nil }
+            default:
+                continue
             }
+        }
+        return Headers(authorization: authorization)
+    }
+
+    /// Whether a `Connection` value lists `keep-alive` alone, in any case and spacing.
+    private static func keepAliveOnly(_ value: String) -> Bool {
+        value.split(separator: ",").allSatisfy { option in
+            // Trimmed by hand, as `BearerAuthentication.token` does (Foundation's trimming is slow).
+            var option = option
+            while let c = option.first, c == " " || c == "\t" { option.removeFirst() }
+            while let c = option.last, c == " " || c == "\t" { option.removeLast() }
+            return option.lowercased() == "keep-alive"
         }
     }
 }
