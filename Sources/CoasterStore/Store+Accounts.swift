@@ -92,15 +92,27 @@ extension Store {
 
     /// The user of a live session (not revoked, not expired), noting that they were seen now.
     public func useSession(tokenHash: Data) async throws -> SessionUser? {
+        try await self.useSessions(tokenHashes: [tokenHash])[tokenHash]
+    }
+
+    /// The users of those of these sessions that are live, by token hash, each noted as seen now:
+    /// one transaction for all of them (a server rechecks its cached sessions in batches).
+    public func useSessions(tokenHashes: [Data]) async throws -> [Data: SessionUser] {
         let now = self.now().timeIntervalSince1970
         return try await self.pool.write { db in
-            guard let row = try Row.fetchOne(db.cachedStatement(sql: """
+            let find = try db.cachedStatement(sql: """
                 SELECT u.id, u.username, u.role, s.expires_at FROM sessions s JOIN users u ON u.id = s.user_id
                 WHERE s.token_hash = ? AND s.revoked_at IS NULL AND s.expires_at > ?
-                """), arguments: [tokenHash, now]) else { return nil }
-            try db.cachedStatement(sql: "UPDATE users SET last_seen_at = ? WHERE id = ?").execute(arguments: [now, row["id"] as Int64])
-            return SessionUser(id: UserID(row["id"]), username: row["username"], role: Role(rawValue: row["role"]) ?? .member,
-                               expiresAt: Date(timeIntervalSince1970: row["expires_at"]))
+                """)
+            let seen = try db.cachedStatement(sql: "UPDATE users SET last_seen_at = ? WHERE id = ?")
+            var users: [Data: SessionUser] = [:]
+            for hash in Set(tokenHashes) {
+                guard let row = try Row.fetchOne(find, arguments: [hash, now]) else { continue }
+                try seen.execute(arguments: [now, row["id"] as Int64])
+                users[hash] = SessionUser(id: UserID(row["id"]), username: row["username"], role: Role(rawValue: row["role"]) ?? .member,
+                                          expiresAt: Date(timeIntervalSince1970: row["expires_at"]))
+            }
+            return users
         }
     }
 

@@ -1,5 +1,6 @@
 @testable import CoasterAPI
 import CoasterCore
+import CoasterStore
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -163,6 +164,59 @@ struct AccountTests {
             }
         }
         #expect(checked == 20_736)
+    }
+
+    /// A session revoked by another process (straight in the store here): the cache answers for it
+    /// while it is fresh; the first use once it is due is still answered from the cache and sends
+    /// it to the background recheck, which finds it revoked; unused for two recheck periods, a
+    /// request waits for the store.
+    @Test func dueSessionsAreRecheckedInTheBackground() async throws {
+        let clock = TestClock()
+        try await TestService.withService(clock: clock) { s, client in
+            let ann = try await client.register("ann")
+            let bob = try await client.register("bob")
+            for user in [ann, bob] { try await s.service.store.revokeSession(tokenHash: Sessions.hash(user.token)) }
+            #expect(try await client.get("/v1/me", as: ann).status == .ok, "fresh: the cache answers")
+            clock.advance(s.configuration.accounts.sessionRecheck + 1)
+            #expect(try await client.get("/v1/me", as: ann).status == .ok, "due: answered from the cache, rechecked behind")
+            #expect(try await Self.eventually { try await client.get("/v1/me", as: ann).status == .unauthorized })
+            clock.advance(s.configuration.accounts.sessionRecheck)
+            try expectProblem(try await client.get("/v1/me", as: bob), .unauthorized, .unauthorized)
+        }
+    }
+
+    /// Every session due at a time is rechecked, and a live one renewed: after its recheck it is
+    /// answered from the cache for another two periods, so a revocation after the recheck is seen
+    /// only at the next one.
+    @Test func backgroundRechecksRenewLiveSessions() async throws {
+        let clock = TestClock()
+        try await TestService.withService(clock: clock) { s, client in
+            var users: [TestUser] = []
+            for name in ["ann", "bob", "cai", "dee", "eve"] { users.append(try await client.register(name)) }
+            let period = s.configuration.accounts.sessionRecheck
+            for user in users.prefix(3) { try await s.service.store.revokeSession(tokenHash: Sessions.hash(user.token)) }
+            clock.advance(period + 1)
+            for user in users { #expect(try await client.get("/v1/me", as: user).status == .ok, "\(user.username)") }
+            #expect(try await Self.eventually {
+                var statuses: [HTTPResponse.Status] = []
+                for user in users { statuses.append(try await client.get("/v1/me", as: user).status) }
+                return statuses == [.unauthorized, .unauthorized, .unauthorized, .ok, .ok]
+            })
+            for user in users.suffix(2) { try await s.service.store.revokeSession(tokenHash: Sessions.hash(user.token)) }
+            clock.advance(1.5 * period)
+            // Renewed at period + 1: due now, not past two periods, so answered from the cache once.
+            for user in users.suffix(2) { #expect(try await client.get("/v1/me", as: user).status == .ok, "\(user.username)") }
+            #expect(try await Self.eventually { try await client.get("/v1/me", as: users[4]).status == .unauthorized })
+        }
+    }
+
+    /// Polls `condition` for up to 5 s (the background recheck is one store write away).
+    static func eventually(_ condition: () async throws -> Bool) async throws -> Bool {
+        for _ in 0..<500 {
+            if try await condition() { return true }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return false
     }
 
     @Test func profileAndSharingSettings() async throws {
