@@ -1,4 +1,5 @@
 import Foundation
+import CSpatiaLite
 import GRDB
 
 /// Why the store could not do what was asked.
@@ -71,6 +72,11 @@ public struct Store: Sendable {
         self.path = path
         self.now = now
     }
+
+    /// Bytes of heap SQLite holds in this process now: every connection's page cache (the writer's
+    /// may grow to 64 MB, see `init`), prepared statements, SpatiaLite's and the WAL index's
+    /// allocations through SQLite. Process-wide, as SQLite counts it.
+    public static var sqliteMemoryUsed: Int64 { sqlite3_memory_used() }
 
     /// Closes every connection; the store must not be used afterwards.
     public func close() throws {

@@ -172,12 +172,23 @@ struct OperationsTests {
             #expect(text.contains("coasterlife_store_write_duration_seconds_count{operation=\"fixes\"} 1"))
             #expect(text.contains("coasterlife_store_fix_commits_total 1\n"))
             #expect(text.contains("coasterlife_store_fix_commit_batches_total 1\n"))
+            // Memory: the process's resident set holds at least SQLite's heap, which holds at least
+            // the page the fix was written to.
+            let rss = try #require(Self.gauge(text, "coasterlife_process_resident_memory_bytes"))
+            let sqlite = try #require(Self.gauge(text, "coasterlife_store_sqlite_memory_bytes"))
+            #expect(sqlite >= 4_096 && rss > sqlite, "rss \(rss), sqlite \(sqlite)")
+            #expect(rss < 8 * 1_073_741_824)
             // Scrapes add only what is new since the last one.
             _ = try await client.postFixes([fixJSON(41.4823, -82.6835, at: Date())], as: ann)
             let again = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
             #expect(again.contains("coasterlife_store_fix_commits_total 2\n"))
             #expect(again.contains("coasterlife_store_fix_commit_batches_total 2\n"))
         }
+    }
+
+    /// An unlabelled gauge's value in Prometheus text.
+    static func gauge(_ text: String, _ name: String) -> Double? {
+        text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.split(separator: " ")[1]) }
     }
 
     @Test func deeplyNestedJSONBodiesAreRefusedNotFatal() async throws {

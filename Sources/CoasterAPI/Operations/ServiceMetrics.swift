@@ -37,6 +37,12 @@ public final class ServiceMetrics: Sendable {
     static var fenceVertices: MetricNameDescriptor { name("fence", "vertices", "count", "Vertices in the in-memory fence index.") }
     static var people: MetricNameDescriptor { name(nil, "people", "count", "Users in the live directory.") }
     static var liveConnections: MetricNameDescriptor { name("live", "connections", "count", "Open /v1/live WebSocket connections.") }
+    static var residentMemory: MetricNameDescriptor {
+        name("process", "resident_memory", "bytes", "Resident set size of the server process (Linux: /proc/self/statm).")
+    }
+    static var sqliteMemory: MetricNameDescriptor {
+        name("store", "sqlite_memory", "bytes", "Heap SQLite holds in this process: page caches of every connection, statements.")
+    }
 
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
@@ -150,6 +156,17 @@ public final class ServiceMetrics: Sendable {
         self.registry.makeGauge(descriptor: Self.fenceVertices).set(Double(index.vertexCount))
         self.registry.makeGauge(descriptor: Self.people).set(Double(people))
         self.registry.makeGauge(descriptor: Self.liveConnections).set(Double(liveConnections))
+        self.registry.makeGauge(descriptor: Self.sqliteMemory).set(Double(Store.sqliteMemoryUsed))
+        if let rss = Self.residentBytes() { self.registry.makeGauge(descriptor: Self.residentMemory).set(Double(rss)) }
+    }
+
+    /// The process's resident set size: `/proc/self/statm`'s second field, in pages. `nil` where
+    /// there is no such file.
+    static func residentBytes() -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return nil }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return nil }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 
     /// The text exposition format.
