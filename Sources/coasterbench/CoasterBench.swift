@@ -50,52 +50,43 @@ struct Engine: ParsableCommand {
         }
     }
 
+    @Option(help: """
+        Rounds: every operation is timed this many times at each user count, the counts taking \
+        turns, and the round with the median rate is reported (all rounds' rates in the note). The \
+        host's drift during a run then falls on every count alike, which comparing counts asks for.
+        """)
+    var rounds = 1
+
+    /// One user count's world, made before anything is timed.
+    private struct Prepared {
+        var count: Int
+        var index: FenceIndex
+        var probes: [IncomingFix]
+        /// The nearby operations' directory, askers and the seconds loading the directory took.
+        var nearby: (directory: PersonDirectory, askers: [UserID], loaded: Double)?
+    }
+
+    /// An operation as timed at one user count: its label, a call, and its row's note once timed
+    /// (`calls` is how many calls each of `measure`'s two passes made).
+    private struct Operation {
+        var label: String
+        var calls: Int
+        var call: () -> Int
+        var note: (_ calls: Int) -> String
+    }
+
     func run() throws {
         let selected = self.selected
         print("| users | operation | calls/s | p50 µs | p99 µs | note |")
         print("|---|---|---|---|---|---|")
+        var worlds: [Prepared] = []
         for count in self.users.split(separator: ",").compactMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) {
             let start = Date()
             let w = Workload.make(users: count, seed: self.seed)
             let built = Date().timeIntervalSince(start)
             let index = try FenceIndex(parks: w.parks, zones: w.zones)
-            let rss = Self.rssMiB()
-            let friends = w.people.values.reduce(0) { $0 + $1.friends.count } / max(1, w.people.count)
-            print("| \(count) | world | | | | \(w.parks.count) parks, \(w.zones.count) ride zones, \(friends) friends/user avg, generated in \(String(format: "%.1f", built)) s; RSS \(rss) MiB |")
-
-            let probes = w.probes
-            // Measured, not the generator's aim (55 % aimed at a ride zone; probes aimed elsewhere
-            // in a park land in one by chance), so the peers' answers can be held to it. Worked
-            // out only for the row that prints it: it locates every probe once more.
-            var share: String {
-                let inZone = probes.count { p in index.locate(Coordinate(lat: p.lat, lon: p.lon)).contains { !$0.zones.isEmpty } }
-                return "\(100 * inZone / max(1, probes.count)) % of probes in a ride zone"
-            }
-            if selected.contains("fence") {
-                var i = 0
-                let fence = Self.measure(self.calls) {
-                    let p = probes[i % probes.count]
-                    i += 1
-                    return index.matches(Coordinate(lat: p.lat, lon: p.lon), accuracy: p.accuracy!).parkCount
-                }
-                print("| \(count) | fence lookup, accuracy 10 m | \(fence.rate) | \(fence.p50) | \(fence.p99) | 55 % aimed at ride zones |")
-            }
-            // The point lookup as PostGIS's query asks it (ids), and as `GET /v1/locate` answers (names).
-            for (operation, label, note) in [("point", "fence lookup, point (PostGIS's query)", "same probes, no accuracy"),
-                                             ("named", "fence lookup, point, with names (`/v1/locate`)", "same probes, parks and zones named")]
-            where selected.contains(operation) {
-                var m = 0
-                let named = operation == "named"
-                let point = Self.measure(self.calls) {
-                    let p = Coordinate(lat: probes[m % probes.count].lat, lon: probes[m % probes.count].lon)
-                    m += 1
-                    return named ? index.locate(p).count : index.matches(p).parkCount
-                }
-                print("| \(count) | \(label) | \(point.rate) | \(point.p50) | \(point.p99) | \(operation == "point" ? "\(note); \(share)" : note) |")
-            }
-
+            var nearby: (PersonDirectory, [UserID], Double)?
             if !selected.isDisjoint(with: ["nearby", "nearby-named"]) {
-                let rules = NearbyRules()
                 let ids = Array(w.people.keys).sorted()
                 var g = SeededGenerator(seed: self.seed &+ 1)
                 let askers = (0..<10_000).map { _ in ids.randomElement(using: &g)! }
@@ -103,62 +94,119 @@ struct Engine: ParsableCommand {
                 // asker's friends read in place, as the server does under the directory's lock.
                 let loading = Date()
                 let directory = PersonDirectory(ids.map { w.people[$0]! })
-                let loaded = Date().timeIntervalSince(loading)
-                // By id and distance, as PostGIS's query answers; and named and sorted, as the route.
-                for (operation, label) in [("nearby", "nearby friends, 500 m (ids, PostGIS's query)"),
-                                           ("nearby-named", "nearby friends, 500 m, named (`/v1/friends/nearby`)")]
-                where selected.contains(operation) {
-                    let named = operation == "nearby-named"
-                    var j = 0
-                    var found = 0
-                    let nearby = Self.measure(min(self.calls, 50_000)) {
-                        let asker = askers[j % askers.count]
-                        j += 1
-                        let listed = directory.withFriends(of: asker) { friends -> Int in
-                            let list = named ? (try? rules.friendsNearby(friends, radius: 500, now: Date(), index: index).get())?.count
-                                : (try? rules.findFriendsNearby(friends, radius: 500, now: Date()).get())?.count
-                            return list ?? 0
-                        } ?? 0
-                        found += listed  // over both passes of measure
-                        return listed
-                    }
-                    print("| \(count) | \(label) | \(nearby.rate) | \(nearby.p50) | \(nearby.p99) | \(String(format: "%.1f", Double(found) / Double(2 * nearby.calls))) friends found per query; directory loaded in \(String(format: "%.1f", loaded)) s |")
-                }
+                nearby = (directory, askers, Date().timeIntervalSince(loading))
             }
-
-            if selected.contains("decide") {
-                let pipeline = FixPipeline()
-                var state = TrackState()
-                var k = 0
-                let decide = Self.measure(self.calls) {
-                    let p = probes[k % probes.count]
-                    k += 1
-                    state = TrackState()
-                    var fix = p
-                    fix.recordedAt = Date()
-                    if case .accepted = pipeline.process(fix, state: &state, index: index, now: Date()) { return 1 }
-                    return 0
-                }
-                print("| \(count) | fix pipeline decide | \(decide.rate) | \(decide.p50) | \(decide.p99) | plausibility + locate + transitions |")
+            let rss = Self.rssMiB()
+            let friends = w.people.values.reduce(0) { $0 + $1.friends.count } / max(1, w.people.count)
+            print("| \(count) | world | | | | \(w.parks.count) parks, \(w.zones.count) ride zones, \(friends) friends/user avg, generated in \(String(format: "%.1f", built)) s; RSS \(rss) MiB |")
+            worlds.append(Prepared(count: count, index: index, probes: w.probes, nearby: nearby))
+        }
+        // Every operation at every count, round after round; rows grouped by count as they print.
+        let operations = worlds.map { self.timed(at: $0, selected: selected) }
+        var rows = worlds.map { _ in [String]() }
+        for o in operations.first?.indices ?? 0..<0 {
+            var results = worlds.map { _ in [Result]() }
+            for _ in 0..<max(1, self.rounds) {
+                for (n, ops) in operations.enumerated() { results[n].append(Self.measure(ops[o].calls, ops[o].call)) }
             }
-
-            if selected.contains("waits") {
-                let estimator = WaitEstimator()
-                let now = Date()
-                let observations = (0..<20).map { n in
-                    WaitObservation(user: UserID(Int64(n)), minutes: Double(30 + n % 7), at: now.addingTimeInterval(-Double(n) * 120), source: .crowd)
-                }
-                let model = PostedModel(intercept: 3, slope: 0.7, pairs: 100, lowFactor: 0.8, highFactor: 1.2)
-                let estimate = Self.measure(self.calls) {
-                    Int(estimator.estimate(observations: observations, posted: PostedWait(minutes: 45, at: now), model: model, now: now).minutes ?? 0)
-                }
-                print("| \(count) | wait estimator, 20 reports | \(estimate.rate) | \(estimate.p50) | \(estimate.p99) | |")
+            for (n, ops) in operations.enumerated() {
+                let byRate = results[n].sorted { $0.callsPerSecond < $1.callsPerSecond }
+                let median = byRate[byRate.count / 2]
+                var note = [ops[o].note(median.calls)].filter { !$0.isEmpty }
+                if results[n].count > 1 { note.append("rounds " + results[n].map(\.rate).joined(separator: " / ") + " calls/s") }
+                rows[n].append("| \(worlds[n].count) | \(ops[o].label) | \(median.rate) | \(median.p50) | \(median.p99) | \(note.joined(separator: "; ")) |")
             }
         }
+        for row in rows.joined() { print(row) }
+    }
+
+    /// The selected operations at one count, in the order their rows print.
+    private func timed(at world: Prepared, selected: Set<String>) -> [Operation] {
+        let index = world.index, probes = world.probes
+        var out: [Operation] = []
+        // Measured, not the generator's aim (55 % aimed at a ride zone; probes aimed elsewhere in a
+        // park land in one by chance), so the peers' answers can be held to it. Worked out only for
+        // the row that prints it: it locates every probe once more.
+        let share = {
+            let inZone = probes.count { p in index.locate(Coordinate(lat: p.lat, lon: p.lon)).contains { !$0.zones.isEmpty } }
+            return "\(100 * inZone / max(1, probes.count)) % of probes in a ride zone"
+        }
+        if selected.contains("fence") {
+            var i = 0
+            out.append(Operation(label: "fence lookup, accuracy 10 m", calls: self.calls, call: {
+                let p = probes[i % probes.count]
+                i += 1
+                return index.matches(Coordinate(lat: p.lat, lon: p.lon), accuracy: p.accuracy!).parkCount
+            }, note: { _ in "55 % aimed at ride zones" }))
+        }
+        // The point lookup as PostGIS's query asks it (ids), and as `GET /v1/locate` answers (names).
+        for (operation, label, note) in [("point", "fence lookup, point (PostGIS's query)", "same probes, no accuracy"),
+                                         ("named", "fence lookup, point, with names (`/v1/locate`)", "same probes, parks and zones named")]
+        where selected.contains(operation) {
+            var m = 0
+            let named = operation == "named"
+            out.append(Operation(label: label, calls: self.calls, call: {
+                let p = Coordinate(lat: probes[m % probes.count].lat, lon: probes[m % probes.count].lon)
+                m += 1
+                return named ? index.locate(p).count : index.matches(p).parkCount
+            }, note: { _ in named ? note : "\(note); \(share())" }))
+        }
+        if let (directory, askers, loaded) = world.nearby {
+            let rules = NearbyRules()
+            // By id and distance, as PostGIS's query answers; and named and sorted, as the route.
+            for (operation, label) in [("nearby", "nearby friends, 500 m (ids, PostGIS's query)"),
+                                       ("nearby-named", "nearby friends, 500 m, named (`/v1/friends/nearby`)")]
+            where selected.contains(operation) {
+                let named = operation == "nearby-named"
+                var j = 0
+                // Friends found over the calls since the last note (`measure` makes two passes).
+                var found = 0
+                out.append(Operation(label: label, calls: min(self.calls, 50_000), call: {
+                    let asker = askers[j % askers.count]
+                    j += 1
+                    let listed = directory.withFriends(of: asker) { friends -> Int in
+                        let list = named ? (try? rules.friendsNearby(friends, radius: 500, now: Date(), index: index).get())?.count
+                            : (try? rules.findFriendsNearby(friends, radius: 500, now: Date()).get())?.count
+                        return list ?? 0
+                    } ?? 0
+                    found += listed
+                    return listed
+                }, note: { calls in
+                    let perQuery = Double(found) / Double(max(1, 2 * calls * max(1, self.rounds)))
+                    return "\(String(format: "%.1f", perQuery)) friends found per query; directory loaded in \(String(format: "%.1f", loaded)) s"
+                }))
+            }
+        }
+        if selected.contains("decide") {
+            let pipeline = FixPipeline()
+            var k = 0
+            out.append(Operation(label: "fix pipeline decide", calls: self.calls, call: {
+                let p = probes[k % probes.count]
+                k += 1
+                var state = TrackState()
+                var fix = p
+                fix.recordedAt = Date()
+                if case .accepted = pipeline.process(fix, state: &state, index: index, now: Date()) { return 1 }
+                return 0
+            }, note: { _ in "plausibility + locate + transitions" }))
+        }
+        if selected.contains("waits") {
+            let estimator = WaitEstimator()
+            let now = Date()
+            let observations = (0..<20).map { n in
+                WaitObservation(user: UserID(Int64(n)), minutes: Double(30 + n % 7), at: now.addingTimeInterval(-Double(n) * 120), source: .crowd)
+            }
+            let model = PostedModel(intercept: 3, slope: 0.7, pairs: 100, lowFactor: 0.8, highFactor: 1.2)
+            out.append(Operation(label: "wait estimator, 20 reports", calls: self.calls, call: {
+                Int(estimator.estimate(observations: observations, posted: PostedWait(minutes: 45, at: now), model: model, now: now).minutes ?? 0)
+            }, note: { _ in "" }))
+        }
+        return out
     }
 
     struct Result {
         var calls: Int
+        var callsPerSecond: Double
         var rate: String
         var p50: String
         var p99: String
@@ -184,7 +232,7 @@ struct Engine: ParsableCommand {
         if sink == Int.min { print(sink) }
         durations.sort()
         let seconds = Double(total.components.seconds) + Double(total.components.attoseconds) / 1e18
-        return Result(calls: calls, rate: String(format: "%.0f", Double(calls) / seconds),
+        return Result(calls: calls, callsPerSecond: Double(calls) / seconds, rate: String(format: "%.0f", Double(calls) / seconds),
                       p50: String(format: "%.2f", durations[calls / 2]), p99: String(format: "%.2f", durations[calls * 99 / 100]))
     }
 
