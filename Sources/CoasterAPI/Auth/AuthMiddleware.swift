@@ -30,19 +30,27 @@ struct BearerAuthentication: RouterMiddleware {
     /// trimmed (`nil` if nothing follows the space).
     ///
     /// Read in place: splitting the header into an array and lower-casing the scheme allocated
-    /// twice on every authenticated request (and Foundation's trimming, before that, went through
-    /// NSString: 3 % of a locate request).
+    /// twice on every authenticated request.
     static func token(_ header: String) -> String? {
         var rest = Substring(header)
         while rest.first == " " { rest.removeFirst() }
         guard let space = rest.firstIndex(of: " ") else { return nil }
         let scheme = rest[..<space].utf8
         guard scheme.count == 6, scheme.elementsEqual("bearer".utf8, by: { $0 | 0x20 == $1 }) else { return nil }
-        var token = rest[rest.index(after: space)...]
+        let token = rest[rest.index(after: space)...]
         guard !token.isEmpty else { return nil }
-        while let c = token.first, c == " " || c == "\t" { token.removeFirst() }
-        while let c = token.last, c == " " || c == "\t" { token.removeLast() }
-        return String(token)
+        return String(token.trimmingSpacesAndTabs)
+    }
+}
+
+extension Substring {
+    /// Without the spaces and tabs at either end (HTTP's optional whitespace). By hand:
+    /// Foundation's `trimmingCharacters(in:)` went through NSString and cost 3 % of a locate request.
+    var trimmingSpacesAndTabs: Substring {
+        var trimmed = self
+        while let c = trimmed.first, c == " " || c == "\t" { trimmed.removeFirst() }
+        while let c = trimmed.last, c == " " || c == "\t" { trimmed.removeLast() }
+        return trimmed
     }
 }
 

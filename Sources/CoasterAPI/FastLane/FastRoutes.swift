@@ -127,12 +127,6 @@ struct FastRoutes: Sendable {
 
     /// Whether a `Connection` value lists `keep-alive` alone, in any case and spacing.
     private static func keepAliveOnly(_ value: String) -> Bool {
-        value.split(separator: ",").allSatisfy { option in
-            // Trimmed by hand, as `BearerAuthentication.token` does (Foundation's trimming is slow).
-            var option = option
-            while let c = option.first, c == " " || c == "\t" { option.removeFirst() }
-            while let c = option.last, c == " " || c == "\t" { option.removeLast() }
-            return option.lowercased() == "keep-alive"
-        }
+        value.split(separator: ",").allSatisfy { $0.trimmingSpacesAndTabs.lowercased() == "keep-alive" }
     }
 }
