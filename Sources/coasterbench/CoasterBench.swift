@@ -66,13 +66,13 @@ struct Engine: ParsableCommand {
         var nearby: (directory: PersonDirectory, askers: [UserID], loaded: Double)?
     }
 
-    /// An operation as timed at one user count: its label, a call, and its row's note once timed
-    /// (`calls` is how many calls each of `measure`'s two passes made).
+    /// An operation as timed at one user count: its label, calls for each of `measure`'s two
+    /// passes, a call, and its row's note once timed.
     private struct Operation {
         var label: String
         var calls: Int
         var call: () -> Int
-        var note: (_ calls: Int) -> String
+        var note: () -> String
     }
 
     func run() throws {
@@ -112,7 +112,7 @@ struct Engine: ParsableCommand {
             for (n, ops) in operations.enumerated() {
                 let byRate = results[n].sorted { $0.callsPerSecond < $1.callsPerSecond }
                 let median = byRate[byRate.count / 2]
-                var note = [ops[o].note(median.calls)].filter { !$0.isEmpty }
+                var note = [ops[o].note()].filter { !$0.isEmpty }
                 if results[n].count > 1 { note.append("rounds " + results[n].map(\.rate).joined(separator: " / ") + " calls/s") }
                 rows[n].append("| \(worlds[n].count) | \(ops[o].label) | \(median.rate) | \(median.p50) | \(median.p99) | \(note.joined(separator: "; ")) |")
             }
@@ -137,7 +137,7 @@ struct Engine: ParsableCommand {
                 let p = probes[i % probes.count]
                 i += 1
                 return index.matches(Coordinate(lat: p.lat, lon: p.lon), accuracy: p.accuracy!).parkCount
-            }, note: { _ in "55 % aimed at ride zones" }))
+            }, note: { "55 % aimed at ride zones" }))
         }
         // The point lookup as PostGIS's query asks it (ids), and as `GET /v1/locate` answers (names).
         for (operation, label, note) in [("point", "fence lookup, point (PostGIS's query)", "same probes, no accuracy"),
@@ -149,7 +149,7 @@ struct Engine: ParsableCommand {
                 let p = Coordinate(lat: probes[m % probes.count].lat, lon: probes[m % probes.count].lon)
                 m += 1
                 return named ? index.locate(p).count : index.matches(p).parkCount
-            }, note: { _ in named ? note : "\(note); \(share())" }))
+            }, note: { named ? note : "\(note); \(share())" }))
         }
         if let (directory, askers, loaded) = world.nearby {
             let rules = NearbyRules()
@@ -159,8 +159,8 @@ struct Engine: ParsableCommand {
             where selected.contains(operation) {
                 let named = operation == "nearby-named"
                 var j = 0
-                // Friends found over the calls since the last note (`measure` makes two passes).
-                var found = 0
+                // Friends found, and calls made, over every pass of every round.
+                var found = 0, made = 0
                 out.append(Operation(label: label, calls: min(self.calls, 50_000), call: {
                     let asker = askers[j % askers.count]
                     j += 1
@@ -170,9 +170,10 @@ struct Engine: ParsableCommand {
                         return list ?? 0
                     } ?? 0
                     found += listed
+                    made += 1
                     return listed
-                }, note: { calls in
-                    let perQuery = Double(found) / Double(max(1, 2 * calls * max(1, self.rounds)))
+                }, note: {
+                    let perQuery = Double(found) / Double(max(1, made))
                     return "\(String(format: "%.1f", perQuery)) friends found per query; directory loaded in \(String(format: "%.1f", loaded)) s"
                 }))
             }
@@ -188,7 +189,7 @@ struct Engine: ParsableCommand {
                 fix.recordedAt = Date()
                 if case .accepted = pipeline.process(fix, state: &state, index: index, now: Date()) { return 1 }
                 return 0
-            }, note: { _ in "plausibility + locate + transitions" }))
+            }, note: { "plausibility + locate + transitions" }))
         }
         if selected.contains("waits") {
             let estimator = WaitEstimator()
@@ -199,7 +200,7 @@ struct Engine: ParsableCommand {
             let model = PostedModel(intercept: 3, slope: 0.7, pairs: 100, lowFactor: 0.8, highFactor: 1.2)
             out.append(Operation(label: "wait estimator, 20 reports", calls: self.calls, call: {
                 Int(estimator.estimate(observations: observations, posted: PostedWait(minutes: 45, at: now), model: model, now: now).minutes ?? 0)
-            }, note: { _ in "" }))
+            }, note: { "" }))
         }
         return out
     }
