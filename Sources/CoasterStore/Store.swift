@@ -1,5 +1,5 @@
-import Foundation
 import CSpatiaLite
+import Foundation
 import GRDB
 
 /// Why the store could not do what was asked.
