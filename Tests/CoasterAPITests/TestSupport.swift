@@ -154,6 +154,20 @@ extension TestClientProtocol {
     }
 }
 
+/// Polls `condition` until it holds or a minute passes; the latter is recorded as an issue at the
+/// caller's line (as `GroupCommitTests.waitUntil` does: in a full parallel run on two cores, tasks
+/// have waited over 10 s to run).
+func waitUntil(_ what: String, sourceLocation: SourceLocation = #_sourceLocation, _ condition: () async throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + .seconds(60)
+    while try await !condition() {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("still waiting after a minute until \(what)", sourceLocation: sourceLocation)
+            return
+        }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+}
+
 /// A fix object for POST /v1/fixes.
 func fixJSON(_ lat: Double, _ lon: Double, accuracy: Double = 8, at date: Date, id: String? = nil) -> [String: Any] {
     var fix: [String: Any] = ["lat": lat, "lon": lon, "accuracy": accuracy, "recordedAt": date.formatted(.iso8601)]
