@@ -44,6 +44,7 @@ struct Engine: ParsableCommand {
     private var selected: Set<String> { Set(self.only.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }) }
 
     func validate() throws {
+        guard self.rounds >= 1 else { throw ValidationError("--rounds is how many times each operation is timed: 1 or more, not \(self.rounds)") }
         let unknown = self.selected.subtracting(Self.operations)
         guard unknown.isEmpty else {
             throw ValidationError("unknown operation(s) \(unknown.sorted().joined(separator: ", ")) in --only; choose from \(Self.operations.joined(separator: ", "))")
@@ -106,7 +107,7 @@ struct Engine: ParsableCommand {
         var rows = worlds.map { _ in [String]() }
         for o in operations.first?.indices ?? 0..<0 {
             var results = worlds.map { _ in [Result]() }
-            for _ in 0..<max(1, self.rounds) {
+            for _ in 0..<self.rounds {
                 for (n, ops) in operations.enumerated() { results[n].append(Self.measure(ops[o].calls, ops[o].call)) }
             }
             for (n, ops) in operations.enumerated() {
