@@ -96,7 +96,7 @@ public struct Problem: Error, HTTPResponseError, Sendable {
 
     /// 400 for one member of a JSON body that decoded but breaks a rule.
     public static func invalidField(_ pointer: String, _ detail: String) -> Problem {
-        Problem(.invalidField, status: .badRequest, title: "Invalid field", detail: "\(pointer): \(detail)",
+        Problem(.invalidField, status: .badRequest, title: "Invalid field", detail: pointer.isEmpty ? detail : "\(pointer): \(detail)",
                 errors: [BodyError(pointer: pointer, feature: nil, detail: detail)])
     }
 
