@@ -79,6 +79,11 @@ public struct Service: Sendable {
             messageRates: RequestRates(perSecond: 2, burst: 20, now: now))
     }
 
+    /// What records fixes, for every route that takes them.
+    var fixRecorder: FixRecorder {
+        FixRecorder(store: self.store, fences: self.fences, people: self.people, live: self.live, metrics: self.metrics, policy: self.location)
+    }
+
     private static func seed(store: Store, from directory: String, logger: Logger) async throws {
         let files: [String]
         do {
@@ -116,10 +121,8 @@ public func buildRouter(_ service: Service) throws -> Router<AppRequestContext> 
     members.addRoutes(accounts.userEndpoints)
     members.addRoutes(ParksController(store: service.store, fences: service.fences).endpoints)
     members.addRoutes(FriendsController(store: service.store, people: service.people, now: service.now).endpoints)
-    members.addRoutes(FixesController(store: service.store, fences: service.fences, people: service.people, live: service.live,
-                                      metrics: service.metrics,
-                                      policy: service.location,
-                                      rates: service.fixRates).endpoints)
+    members.addRoutes(FixesController(store: service.store, fences: service.fences, people: service.people, recorder: service.fixRecorder,
+                                      policy: service.location, rates: service.fixRates).endpoints)
     members.addRoutes(WaitsController(store: service.store, fences: service.fences, live: service.live, policy: service.location,
                                       now: service.now).endpoints)
     members.addRoutes(SocialController(store: service.store, people: service.people, live: service.live, policy: service.location,
@@ -129,9 +132,8 @@ public func buildRouter(_ service: Service) throws -> Router<AppRequestContext> 
                                        now: service.now).endpoints)
     members.addRoutes(RidesController(store: service.store, policy: service.location).endpoints)
     router.addRoutes(OwnTracksController(store: service.store, fences: service.fences, sessions: service.sessions, people: service.people,
-                                         live: service.live, metrics: service.metrics,
-                                         policy: service.location,
-                                         rates: service.fixRates, now: service.now).endpoints)
+                                         recorder: service.fixRecorder, policy: service.location, rates: service.fixRates,
+                                         now: service.now).endpoints)
 
     let admins = router.group("v1/admin").add(middleware: RequireAdmin())
     admins.addRoutes(AdminController(store: service.store, fences: service.fences).endpoints)

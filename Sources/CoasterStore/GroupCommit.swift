@@ -39,25 +39,32 @@ final class GroupCommit: Sendable {
     /// Runs `work` in the next group's transaction and returns its result after the commit.
     func write<T: Sendable>(_ work: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            let job = Job(
-                run: { db in
-                    do {
-                        let result = try Self.inSavepoint(db) { try work(db) }
-                        return { error in
-                            if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: result) }
-                        }
-                    } catch {
-                        return { _ in continuation.resume(throwing: error) }
-                    }
-                },
-                fail: { continuation.resume(throwing: $0) })
-            let start = self.queue.withLock { queue in
-                queue.jobs.append(job)
-                defer { queue.draining = true }
-                return !queue.draining
-            }
-            if start { self.schedule() }
+            self.write(work) { continuation.resume(with: $0) }
         }
+    }
+
+    /// Runs `work` in the next group's transaction and calls `completion` with its result after
+    /// the commit (or the failure), on the writer's thread: for callers that are not tasks (the
+    /// HTTP fast lane answers on its event loop), so that no task is started per write.
+    func write<T: Sendable>(
+        _ work: @escaping @Sendable (Database) throws -> T, completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) {
+        let job = Job(
+            run: { db in
+                do {
+                    let result = try Self.inSavepoint(db) { try work(db) }
+                    return { error in completion(error.map { .failure($0) } ?? .success(result)) }
+                } catch {
+                    return { _ in completion(.failure(error)) }
+                }
+            },
+            fail: { completion(.failure($0)) })
+        let start = self.queue.withLock { queue in
+            queue.jobs.append(job)
+            defer { queue.draining = true }
+            return !queue.draining
+        }
+        if start { self.schedule() }
     }
 
     /// Transactions run so far, and the writes they carried.

@@ -78,11 +78,24 @@ extension Store {
     public func recordFixes(
         user: UserID, _ fixes: [IncomingFix], source: FixSource, pipeline: FixPipeline, checkins: CheckinPolicy, index: FenceIndex
     ) async throws -> FixBatch {
+        try await withCheckedThrowingContinuation { continuation in
+            self.recordFixes(user: user, fixes, source: source, pipeline: pipeline, checkins: checkins, index: index) {
+                continuation.resume(with: $0)
+            }
+        }
+    }
+
+    /// The same, calling `completion` after the commit (on the writer's thread) instead of
+    /// returning: for callers that are not tasks (``GroupCommit/write(_:completion:)``).
+    public func recordFixes(
+        user: UserID, _ fixes: [IncomingFix], source: FixSource, pipeline: FixPipeline, checkins: CheckinPolicy, index: FenceIndex,
+        completion: @escaping @Sendable (Result<FixBatch, any Error>) -> Void
+    ) {
         let now = self.now()
-        return try await self.fixWrites.write { db in
+        self.fixWrites.write({ db in
             try Self.recordFixes(user: user, fixes, source: source, pipeline: pipeline, checkins: checkins, index: index, now: now,
                                  boards: self.waitBoards, db)
-        }
+        }, completion: completion)
     }
 
     /// The work of ``recordFixes(user:_:source:pipeline:checkins:index:)`` inside its transaction.

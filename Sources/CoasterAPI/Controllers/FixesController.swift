@@ -9,8 +9,7 @@ struct FixesController {
     let store: Store
     let fences: Fences
     let people: People
-    let live: Live
-    let metrics: ServiceMetrics
+    let recorder: FixRecorder
     let policy: LocationPolicy
     let rates: RequestRates
 
@@ -26,31 +25,8 @@ struct FixesController {
     @Sendable func postFixes(_ request: Request, context: AppRequestContext) async throws -> FixesResponse {
         let me = try context.requireIdentity()
         try self.rates.take(me.id, what: "fix")
-        let buffer = try await request.body.collect(upTo: 1 << 20)
-        let first = buffer.readableBytesView.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
-        var copy = request
-        copy.body = .init(buffer: buffer)
-        let fixes: [IncomingFix]
-        if first == UInt8(ascii: "[") {
-            fixes = try await copy.decodeJSON(as: [FixWire].self, context: context).map(\.fix)
-        } else {
-            fixes = [try await copy.decodeJSON(as: FixWire.self, context: context).fix]
-        }
-        guard !fixes.isEmpty else { throw Problem.invalidField("", "the batch is empty") }
-        guard fixes.count <= self.policy.maximumBatch else {
-            throw Problem(.payloadTooLarge, status: .contentTooLarge, title: "Batch too large",
-                          detail: "At most \(self.policy.maximumBatch) fixes a request; this one has \(fixes.count).")
-        }
-        for (i, fix) in fixes.enumerated() where (fix.clientID?.utf8.count ?? 0) > 64 {
-            throw Problem.invalidField("/\(i)/id", "a client fix id has at most 64 bytes")
-        }
-        let pipeline = FixPipeline(policy: self.policy.fixes)
-        let start = ContinuousClock.now
-        let batch = try await self.store.recordFixes(
-            user: me.id, fixes, source: .api, pipeline: pipeline, checkins: self.policy.checkins, index: self.fences.index)
-        self.metrics.fixes(batch, source: "api", writeDuration: ContinuousClock.now - start)
-        try await self.people.apply(me.id, batch)
-        self.live.fixesRecorded(by: me.id, batch)
+        let fixes = try FixRecorder.fixes(in: try await request.body.collect(upTo: FixRecorder.bodyLimit), policy: self.policy)
+        let batch = try await self.recorder.record(fixes, for: me.id, source: .api)
         return FixesResponse(fixes: fixes, results: batch.results)
     }
 

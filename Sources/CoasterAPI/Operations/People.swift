@@ -56,9 +56,8 @@ public final class People: Sendable {
         }
     }
 
-    /// Applies what a fix batch wrote for `user`.
-    func apply(_ user: UserID, _ batch: FixBatch) async throws {
-        guard try await self.person(loading: user) != nil else { return }
+    /// Applies what a fix batch wrote for `user`, if the directory holds them.
+    func apply(_ user: UserID, _ batch: FixBatch) {
         self.book.withLock { book in
             guard var person = book.byID[user] else { return }
             person.latest = batch.state.latest

@@ -18,8 +18,7 @@ struct OwnTracksController {
     let fences: Fences
     let sessions: Sessions
     let people: People
-    let live: Live
-    let metrics: ServiceMetrics
+    let recorder: FixRecorder
     let policy: LocationPolicy
     let rates: RequestRates
     let now: @Sendable () -> Date
@@ -58,12 +57,7 @@ struct OwnTracksController {
         guard acted else { return Self.json([]) }
         if !fixes.isEmpty {
             try self.rates.take(me.id, what: "fix")
-            let start = ContinuousClock.now
-            let batch = try await self.store.recordFixes(user: me.id, fixes, source: .owntracks, pipeline: FixPipeline(policy: self.policy.fixes),
-                                                         checkins: self.policy.checkins, index: self.fences.index)
-            self.metrics.fixes(batch, source: "owntracks", writeDuration: ContinuousClock.now - start)
-            try await self.people.apply(me.id, batch)
-            self.live.fixesRecorded(by: me.id, batch)
+            _ = try await self.recorder.record(fixes, for: me.id, source: .owntracks)
         }
         return Self.json(try await self.locations(for: me))
     }
