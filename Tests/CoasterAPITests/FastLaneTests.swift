@@ -11,8 +11,8 @@ import Testing
 import Glibc
 #endif
 
-/// The fast lane (`FastLane`) answers `/health`, `/v1/locate` and `/v1/friends/nearby` on the
-/// event loop, before the router: these tests hold it to the router's answers, to HTTP/1.1's
+/// The fast lane (`FastLane`) answers `/health`, `/v1/locate`, `/v1/friends/nearby` and
+/// `POST /v1/fixes` on the event loop, before the router: these tests hold it to the router's answers, to HTTP/1.1's
 /// order of answers, and to the idle timeout it keeps in Hummingbird's place. `.router` tests
 /// never reach it (they call the router directly); a live server does.
 @Suite("Fast lane")
@@ -116,6 +116,104 @@ struct FastLaneTests {
         }
     }
 
+    /// `POST /v1/fixes` in the lane: each answer — accepted, rejected, duplicate and replayed fixes,
+    /// transitions, and each problem a body can earn — is the router's, byte for byte. Ann posts
+    /// to a server with the lane, Bob the same bodies to one without; their states are alike, so
+    /// their answers must be. What the lane wrote is in the store (the duplicate and the replay are
+    /// found there) and in the directory.
+    @Test func takesFixesAsTheRouterDoes() async throws {
+        let clock = TestClock()
+        let s = try await TestService(clock: clock)
+        defer { s.remove() }
+        var plain = s.configuration
+        plain.fastLane = false
+        let routerOnly = try buildApplication(plain, service: s.service, logger: Logger(label: "test"))
+        try await s.app().test(.live) { live in
+            let ann = try await live.register("ann")
+            let bob = try await live.register("bob")
+            let station = NearbyTests.station
+            let now = clock.now()
+            func fix(_ c: Coordinate, _ seconds: TimeInterval, id: String? = nil) -> String {
+                let data = try! JSONSerialization.data(withJSONObject: fixJSON(c.lat, c.lon, accuracy: 5, at: now.addingTimeInterval(seconds), id: id),
+                                                       options: .sortedKeys)
+                return String(decoding: data, as: UTF8.self)
+            }
+            let outside = Geodesy.destination(from: station, azimuth: 0, distance: 1_500)
+            let bodies = [
+                fix(outside, -900),
+                fix(station, -240),
+                fix(station, -240),
+                "[\(fix(station, -120, id: "a")), \(fix(station, -60, id: "c")), \(fix(outside, -180, id: "b"))]",
+                "[\(fix(station, -60, id: "c"))]",
+                fix(station, -100),
+                " \n[\(fix(Coordinate(lat: 100, lon: 0), -30))]",
+                "[]",
+                "{\"lat\": \"x\", \"lon\": 0, \"recordedAt\": \"2026-11-21T10:00:00Z\"}",
+                "{\"lon\": 0, \"recordedAt\": \"2026-11-21T10:00:00Z\"}",
+                "{\"lat\": 1, \"lon\": 0, \"recordedAt\": \"yesterday\"}",
+                "not json",
+                "",
+                "[" + Array(repeating: fix(station, -10), count: 101).joined(separator: ",") + "]",
+                fix(station, -5, id: String(repeating: "x", count: 65)),
+            ]
+            try await routerOnly.test(.live) { other in
+                let lanePort = try #require(live.port), routerPort = try #require(other.port)
+                let lane = try RawConnection(port: lanePort), router = try RawConnection(port: routerPort)
+                defer { lane.close(); router.close() }
+                for body in bodies {
+                    let fast = try #require(await lane.exchange(Self.post(body, token: ann.token)), "\(body)")
+                    let routed = try #require(await router.exchange(Self.post(body, token: bob.token)), "\(body)")
+                    #expect(Self.maskedResponse(fast) == Self.maskedResponse(routed), "\(body.prefix(200))")
+                    if body == "[]" { #expect(fast.contains("\"detail\":\"the batch is empty\""), "\(fast)") }
+                }
+                let replay = try #require(await lane.exchange(Self.post(bodies[4], token: ann.token)))
+                #expect(replay.contains("\"replayed\":true"), "\(replay)")
+            }
+            let text = String(buffer: try await live.get("/metrics", as: nil).body)
+            #expect(Self.sample(text, "coasterlife_http_fast_lane_requests_total{route=\"/v1/fixes\"}") == bodies.count + 1)
+            let latest = try #require(s.service.people.person(UserID(ann.id))?.latest)
+            // Sent in whole seconds.
+            #expect(latest.position == station && abs(latest.recordedAt.timeIntervalSince(now.addingTimeInterval(-60))) < 1)
+        }
+    }
+
+    /// The fix rate limit is the route's: the lane refuses with the same 429 and `Retry-After`.
+    @Test func refusesTooManyFixesAsTheRouterDoes() async throws {
+        let clock = TestClock()
+        var location = LocationPolicy()
+        location.fixRequestBurst = 1
+        location.fixRequestsPerSecond = 0.01
+        let s = try await TestService(location: location, clock: clock)
+        defer { s.remove() }
+        var plain = s.configuration
+        plain.fastLane = false
+        let routerOnly = try buildApplication(plain, service: s.service, logger: Logger(label: "test"))
+        try await s.app().test(.live) { live in
+            let ann = try await live.register("ann")
+            let bob = try await live.register("bob")
+            let body = String(decoding: try JSONSerialization.data(withJSONObject: fixJSON(41.4, -82.9, at: clock.now())), as: UTF8.self)
+            try await routerOnly.test(.live) { other in
+                let lane = try RawConnection(port: try #require(live.port)), router = try RawConnection(port: try #require(other.port))
+                defer { lane.close(); router.close() }
+                for _ in 0..<2 {
+                    let fast = try #require(await lane.exchange(Self.post(body, token: ann.token)))
+                    let routed = try #require(await router.exchange(Self.post(body, token: bob.token)))
+                    #expect(Self.maskedResponse(fast) == Self.maskedResponse(routed))
+                }
+                let refused = try #require(await lane.exchange(Self.post(body, token: ann.token)))
+                #expect(refused.hasPrefix("HTTP/1.1 429 Too Many Requests\r\n") && refused.contains("Retry-After: "), "\(refused)")
+            }
+            let text = String(buffer: try await live.get("/metrics", as: nil).body)
+            #expect(Self.sample(text, "coasterlife_http_fast_lane_requests_total{route=\"/v1/fixes\"}") == 3)
+        }
+    }
+
+    /// A raw `POST /v1/fixes` carrying `body`.
+    static func post(_ body: String, token: String) -> String {
+        "POST /v1/fixes HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\nContent-Type: application/json\r\n"
+            + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
+    }
+
     /// A raw response with its request id (header and body) and date masked.
     static func maskedResponse(_ text: String) -> String {
         var out = text
@@ -170,6 +268,38 @@ struct FastLaneTests {
                 #expect(bodies.map { $0.contains("\"status\":\"ready\"") } == [true, false, false], "\(text)")
                 #expect(bodies.map { $0.contains("\"status\":\"ok\"") } == [false, true, true], "\(text)")
             }
+        }
+    }
+
+    /// While the lane waits for the store to commit a fix batch, the requests behind it wait too,
+    /// and are answered in order once it is written: the lane's, the router's, and another batch.
+    @Test func holdsPipelinedRequestsBehindAFixBatch() async throws {
+        let clock = TestClock()
+        var location = LocationPolicy()
+        location.fixRequestBurst = 1_000
+        let s = try await TestService(location: location, clock: clock)
+        defer { s.remove() }
+        try await s.app().test(.live) { live in
+            let ann = try await live.register("ann")
+            let port = try #require(live.port)
+            for round in 0..<20 {
+                func body(_ n: Int) -> String {
+                    let at = clock.now().addingTimeInterval(Double(round * 2 + n - 100))
+                    return String(decoding: try! JSONSerialization.data(withJSONObject: fixJSON(41.4, -82.9, at: at)), as: UTF8.self)
+                }
+                let connection = try RawConnection(port: port)
+                defer { connection.close() }
+                connection.send(Self.post(body(0), token: ann.token) + "GET /health HTTP/1.1\r\nHost: x\r\n\r\n"
+                                + Self.post(body(1), token: ann.token) + "GET /ready HTTP/1.1\r\nHost: x\r\n\r\n"
+                                + "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                let (text, closed) = await connection.receiveAll()
+                #expect(closed, "the connection stayed open after Connection: close")
+                let bodies = text.components(separatedBy: "\r\n\r\n").dropFirst().map { $0.prefix(while: { $0 != "\r" }) }
+                let kinds = bodies.map { b in b.contains("\"accepted\":1") ? "fix" : b.contains("\"status\":\"ready\"") ? "ready" : b.contains("\"status\":\"ok\"") ? "ok" : "?" }
+                #expect(kinds == ["fix", "ok", "fix", "ready", "ok"], "\(text)")
+            }
+            let text = String(buffer: try await live.get("/metrics", as: nil).body)
+            #expect(Self.sample(text, "coasterlife_http_fast_lane_requests_total{route=\"/v1/fixes\"}") == 40)
         }
     }
 

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import NIOHTTP1
 import NIOHTTPTypes
 
 /// Answers the hot read routes (``FastRoutes``) on the event loop that read the request, in the
@@ -38,6 +39,15 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
     private var reading = false
     /// The answer to the request being read, sent when its end arrives.
     private var pending: (answer: FastRoutes.Answer, start: ContinuousClock.Instant)?
+    /// A `POST /v1/fixes` being read here, its body so far.
+    private var fixRequest: FastRoutes.FixRequest?
+    /// A request read here waits for the store (its fixes are being committed). Until its answer
+    /// is written, what arrives is held in order (``held``) and nothing more is read (``readHeld``).
+    private var awaiting = false
+    private var held: [HTTPRequestPart] = []
+    /// The channel asked for a read while ``awaiting``: passed on once the answer is written.
+    private var readHeld = false
+    private var removed = false
     /// A quiesce event held back until the pending answer is sent.
     private var heldQuiesce: Any?
     private var lastActive = NIODeadline.now()
@@ -62,6 +72,7 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        self.removed = true
         self.idleCheck?.cancel()
         self.idleCheck = nil
     }
@@ -79,7 +90,15 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         self.lastActive = .now()
-        switch self.unwrapInboundIn(data) {
+        self.handle(self.unwrapInboundIn(data), context: context)
+    }
+
+    private func handle(_ part: HTTPRequestPart, context: ChannelHandlerContext) {
+        if self.awaiting {
+            self.held.append(part)
+            return
+        }
+        switch part {
         case .head(let head):
             self.reading = true
             if self.routed == 0, self.wire.context != nil {
@@ -88,27 +107,75 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
                     self.pending = (answer, start)
                     return
                 }
+                if let request = self.routes.fixRequest(head, start: start) {
+                    self.fixRequest = request
+                    return
+                }
             }
             self.routed += 1
-            context.fireChannelRead(data)
-        case .body:
-            // A body on a request answered here is not read (it has none: see `FastRoutes.plain`).
-            if self.pending == nil { context.fireChannelRead(data) }
+            context.fireChannelRead(self.wrapInboundOut(part))
+        case .body(var bytes):
+            if self.fixRequest != nil {
+                if self.fixRequest!.body.readableBytes == 0 {
+                    self.fixRequest!.body = bytes
+                } else {
+                    self.fixRequest!.body.writeBuffer(&bytes)
+                }
+            } else if self.pending == nil {
+                // A body on a GET answered here is not read (it has none: see `FastRoutes.read`).
+                context.fireChannelRead(self.wrapInboundOut(part))
+            }
         case .end:
             self.reading = false
+            if let request = self.fixRequest {
+                self.fixRequest = nil
+                self.awaiting = true
+                self.routes.answer(request, on: context.eventLoop) { [self] answer in
+                    self.answered(answer, method: "POST", start: request.start, context: context)
+                }
+                return
+            }
             guard let pending = self.pending else {
-                context.fireChannelRead(data)
+                context.fireChannelRead(self.wrapInboundOut(part))
                 return
             }
             self.pending = nil
-            self.send(pending.answer, context: context)
-            self.routes.metrics.request(method: "GET", route: pending.answer.route, status: Int(pending.answer.status.code),
-                                        duration: ContinuousClock.now - pending.start)
-            self.routes.metrics.fastLaneAnswered(route: pending.answer.route)
-            if let event = self.heldQuiesce {
-                self.heldQuiesce = nil
-                context.fireUserInboundEventTriggered(event)
-            }
+            self.answered(pending.answer, method: "GET", start: pending.start, context: context)
+        }
+    }
+
+    /// Writes the answer to the request read here last, then handles what arrived meanwhile.
+    private func answered(_ answer: FastRoutes.Answer, method: String, start: ContinuousClock.Instant, context: ChannelHandlerContext) {
+        // A channel closed while its fixes were committed: nothing to answer.
+        guard !self.removed else { return }
+        self.awaiting = false
+        self.send(answer, context: context)
+        self.routes.metrics.request(method: method, route: answer.route, status: Int(answer.status.code),
+                                    duration: ContinuousClock.now - start)
+        self.routes.metrics.fastLaneAnswered(route: answer.route)
+        if !self.held.isEmpty {
+            let held = self.held
+            self.held = []
+            // In order; a request among them may wait for the store in turn, holding the rest again.
+            for part in held { self.handle(part, context: context) }
+            // What was passed on reaches the router's side only at the end of a read.
+            context.fireChannelReadComplete()
+        }
+        if self.readHeld, !self.awaiting {
+            self.readHeld = false
+            context.read()
+        }
+        if let event = self.heldQuiesce, self.pending == nil, self.fixRequest == nil, !self.awaiting {
+            self.heldQuiesce = nil
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if self.awaiting {
+            self.readHeld = true
+        } else {
+            context.read()
         }
     }
 
@@ -131,7 +198,9 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
         if answer.status == .ok {
             bytes.writeStaticString("HTTP/1.1 200 OK\r\n")
         } else {
-            bytes.writeString("HTTP/1.1 \(answer.status.code) \(answer.status.reasonPhrase)\r\n")
+            // NIO's phrase for the code, as its encoder writes it (413 is "Payload Too Large" there).
+            let status = HTTPResponseStatus(statusCode: answer.status.code, reasonPhrase: answer.status.reasonPhrase)
+            bytes.writeString("HTTP/1.1 \(answer.status.code) \(status.reasonPhrase)\r\n")
         }
         func field(_ name: String, _ value: String) {
             bytes.writeString(name)
@@ -161,7 +230,7 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is ChannelShouldQuiesceEvent, self.pending != nil {
+        if event is ChannelShouldQuiesceEvent, self.pending != nil || self.fixRequest != nil || self.awaiting {
             self.heldQuiesce = event
             return
         }
@@ -186,8 +255,9 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func checkIdle(_ context: ChannelHandlerContext, timeout: TimeAmount) {
-        // A request read and being answered by the router: checked again once its answer ends.
-        if !self.reading, self.routed > 0 { return }
+        // A request read and being answered (by the router, or here once the store has written
+        // it): checked again once its answer ends.
+        if self.awaiting || (!self.reading && self.routed > 0) { return }
         if NIODeadline.now() >= self.lastActive + timeout {
             context.close(promise: nil)
         } else {

@@ -1,4 +1,5 @@
 import CoasterCore
+import CoasterStore
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -8,18 +9,22 @@ import NIOCore
 
 /// The routes the fast lane answers on the event loop, and how: each runs the same code as its
 /// route in the router (``ParksController/locate(_:index:)``,
-/// ``NearbyController/friendsNearby(of:query:)``), with the router's authentication and metrics,
-/// and says `nil` — the router's, untouched — for whatever would need to wait: a token the
-/// session cache cannot vouch for, a caller the directory does not hold yet.
+/// ``NearbyController/friendsNearby(of:query:)``, ``FixRecorder``), with the router's
+/// authentication and metrics, and says `nil` — the router's, untouched — for whatever would need
+/// to wait: a token the session cache cannot vouch for, a caller the directory does not hold yet.
 ///
-/// These are the requests clients send most and the ones that touch no database: the directory
-/// and the fence index are in memory. Through the router each costs two hops between the event
-/// loop and the task running the handler, and the async machinery around them, several times
-/// the work of the answer itself (tools/bench/README.md).
+/// These are the requests clients send most. The reads touch no database: the directory and the
+/// fence index are in memory. Fixes are written by the store's group commit, which calls back
+/// when they are committed; the answer is written then. Through the router each request costs two
+/// hops between the event loop and the task running the handler, and the async machinery around
+/// them, several times the work of a read's answer (tools/bench/README.md).
 struct FastRoutes: Sendable {
     let sessions: Sessions
     let fences: Fences
     let nearby: NearbyController
+    let people: People
+    let fixes: FixRecorder
+    let fixRates: RequestRates
     let metrics: ServiceMetrics
     let logger: Logger
     /// `GET /health`'s body, encoded as the router encodes it.
@@ -30,6 +35,9 @@ struct FastRoutes: Sendable {
         self.fences = service.fences
         self.nearby = NearbyController(people: service.people, fences: service.fences, policy: service.location, rates: service.nearbyRates,
                                        now: service.now)
+        self.people = service.people
+        self.fixes = service.fixRecorder
+        self.fixRates = service.fixRates
         self.metrics = service.metrics
         self.logger = logger
         self.health = ByteBuffer(bytes: try AppRequestContext.encoder.encode(HealthController.alive))
@@ -48,23 +56,65 @@ struct FastRoutes: Sendable {
 
     /// The answer to `head`, or `nil` to leave the request to the router.
     func answer(_ head: HTTPRequest) -> Answer? {
-        guard head.method == .get, let target = head.path, let headers = Self.read(head.headerFields) else { return nil }
+        guard head.method == .get, let target = head.path, let headers = Self.read(head.headerFields), headers.contentLength == nil
+        else { return nil }
         let uri = URI(target)
         switch uri.path {
         case "/health":
             return Answer(status: .ok, headers: Self.json, body: self.health, route: "/health", requestID: RequestID().description)
         case "/v1/locate":
             guard self.caller(headers.authorization) != nil else { return nil }
-            return self.run("/v1/locate", path: uri.path) {
+            return self.run("/v1/locate") {
                 try ParksController.locate(uri.queryParameters, index: self.fences.index).jsonBuffer
             }
         case "/v1/friends/nearby":
             guard let me = self.caller(headers.authorization) else { return nil }
-            return self.run("/v1/friends/nearby", path: uri.path) {
+            return self.run("/v1/friends/nearby") {
                 try self.nearby.friendsNearby(of: me.id, query: uri.queryParameters)?.jsonBuffer
             }
         default:
             return nil
+        }
+    }
+
+    /// A `POST /v1/fixes` the lane takes: its caller, and its body as it is read.
+    struct FixRequest {
+        let caller: UserID
+        let start: ContinuousClock.Instant
+        let requestID = RequestID().description
+        var body: ByteBuffer
+    }
+
+    /// `head` as a `POST /v1/fixes` the lane takes, or `nil` to leave it to the router: a body of
+    /// a stated length within the route's limit (chunked bodies, and what the route refuses as too
+    /// large, go to the router), a caller the session cache vouches for and the directory holds.
+    func fixRequest(_ head: HTTPRequest, start: ContinuousClock.Instant) -> FixRequest? {
+        guard head.method == .post, head.path == "/v1/fixes", let headers = Self.read(head.headerFields),
+              let length = headers.contentLength, length <= FixRecorder.bodyLimit,
+              let me = self.caller(headers.authorization), self.people.holds(me.id)
+        else { return nil }
+        return FixRequest(caller: me.id, start: start, body: ByteBuffer())
+    }
+
+    /// Records the fixes of `request`, whose body has been read, and calls `answer` with the
+    /// answer, on `loop`: right away for a request refused before the store (the rate limit, the
+    /// body), else once the store has committed the fixes.
+    func answer(_ request: FixRequest, on loop: any EventLoop, _ answer: @escaping (Answer) -> Void) {
+        let route = "/v1/fixes"
+        let fixes: [IncomingFix]
+        do {
+            try self.fixRates.take(request.caller, what: "fix")
+            fixes = try FixRecorder.fixes(in: request.body, policy: self.fixes.policy)
+        } catch {
+            answer(self.answer(route, requestID: request.requestID, .failure(error)))
+            return
+        }
+        let reply = NIOLoopBound(answer, eventLoop: loop)
+        self.fixes.record(fixes, for: request.caller, source: .api) { result in
+            loop.execute {
+                let json = result.map { FixesResponse(fixes: fixes, results: $0.results).jsonBuffer }
+                reply.value(self.answer(route, requestID: request.requestID, json))
+            }
         }
     }
 
@@ -76,23 +126,38 @@ struct FastRoutes: Sendable {
 
     /// Runs a route's code: its JSON, or the problem it throws written as ``ProblemMiddleware``
     /// writes it; `nil` if the route's code leaves the request to the router.
-    private func run(_ route: String, path: String, _ body: () throws -> ByteBuffer?) -> Answer? {
+    private func run(_ route: String, _ body: () throws -> ByteBuffer?) -> Answer? {
         let requestID = RequestID().description
+        let json: Result<ByteBuffer, any Error>
         do {
-            guard let json = try body() else { return nil }
-            return Answer(status: .ok, headers: Self.json, body: json, route: route, requestID: requestID)
+            guard let answer = try body() else { return nil }
+            json = .success(answer)
         } catch {
-            let problem: Problem
-            if let thrown = error as? Problem {
-                problem = thrown
-            } else {
-                self.logger.error("request failed", metadata: ["hb.request.id": "\(requestID)", "error": "\(error)"])
-                problem = .internalError()
-            }
-            guard let data = try? problem.body(path: path, requestID: requestID) else { return nil }
-            return Answer(status: problem.status, headers: problem.responseHeaders, body: ByteBuffer(bytes: data), route: route,
-                          requestID: requestID)
+            json = .failure(error)
         }
+        return self.answer(route, requestID: requestID, json)
+    }
+
+    /// The answer carrying `json`, or the problem ``ProblemMiddleware`` makes of the error.
+    private func answer(_ route: String, requestID: String, _ json: Result<ByteBuffer, any Error>) -> Answer {
+        let problem: Problem
+        switch json {
+        case .success(let body):
+            return Answer(status: .ok, headers: Self.json, body: body, route: route, requestID: requestID)
+        case .failure(let thrown as Problem):
+            problem = thrown
+        case .failure(let thrown as DecodingError):
+            problem = ProblemMiddleware<AppRequestContext>.problem(decoding: thrown)
+        case .failure(let error):
+            self.logger.error("request failed", metadata: ["hb.request.id": "\(requestID)", "error": "\(String(reflecting: error))"])
+            problem = .internalError()
+        }
+        // The path is the route's: the lane answers no other (a problem's `instance`).
+        guard let data = try? problem.body(path: route, requestID: requestID) else {
+            return Answer(status: .internalServerError, headers: [:], body: ByteBuffer(), route: route, requestID: requestID)
+        }
+        return Answer(status: problem.status, headers: problem.responseHeaders, body: ByteBuffer(bytes: data), route: route,
+                      requestID: requestID)
     }
 
     private static let json: HTTPFields = [.contentType: "application/json; charset=utf-8"]
@@ -100,21 +165,28 @@ struct FastRoutes: Sendable {
     /// What the fast lane reads of a request's headers.
     private struct Headers {
         var authorization: String?
+        /// `Content-Length`, if the request has one (a single field, a number).
+        var contentLength: Int?
     }
 
-    /// The request's `Authorization` value, read in the same pass that makes sure it carries
-    /// nothing the fast lane leaves to the router (`nil` if it does): a body, an expectation, an
-    /// upgrade, a connection option other than `keep-alive` (which many clients send, and HTTP/1.1
-    /// means anyway), two `Authorization` fields. One pass: looking each name up walked the fields
-    /// six times and joined repeated values into new strings.
+    /// The request's `Authorization` and `Content-Length` values, read in the same pass that
+    /// makes sure it carries nothing the fast lane leaves to the router (`nil` if it does): a
+    /// chunked body, an expectation, an upgrade, a connection option other than `keep-alive`
+    /// (which many clients send, and HTTP/1.1 means anyway), two `Authorization` or
+    /// `Content-Length` fields. One pass: looking each name up walked the fields six times and
+    /// joined repeated values into new strings.
     private static func read(_ fields: HTTPFields) -> Headers? {
         var authorization: String?
+        var contentLength: Int?
         for field in fields {
             switch field.name {
             case .authorization:
                 guard authorization == nil else { return nil }
                 authorization = field.value
-            case .contentLength, .transferEncoding, .expect, .upgrade:
+            case .contentLength:
+                guard contentLength == nil, let length = Int(field.value), length >= 0 else { return nil }
+                contentLength = length
+            case .transferEncoding, .expect, .upgrade:
                 return nil
             case .connection:
                 guard Self.keepAliveOnly(field.value) else { return nil }
@@ -122,7 +194,7 @@ struct FastRoutes: Sendable {
                 continue
             }
         }
-        return Headers(authorization: authorization)
+        return Headers(authorization: authorization, contentLength: contentLength)
     }
 
     /// Whether a `Connection` value lists `keep-alive` alone, in any case and spacing.
