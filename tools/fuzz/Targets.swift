@@ -1,5 +1,6 @@
 // libFuzzer entry for CoasterLife's pure decoders and validators. Built by tools/fuzz/run together
-// with CoasterCore's sources and the OwnTracks decoder, with -sanitize=fuzzer,address.
+// with CoasterCore's sources, the OwnTracks decoder and the fix body's readers, with
+// -sanitize=fuzzer,address.
 // FUZZ_TARGET picks what the input bytes go to; each must return (or throw), never crash.
 import Foundation
 
@@ -52,6 +53,14 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             let fix = IncomingFix(lat: d[0], lon: d[1], accuracy: d[2], recordedAt: Date(timeIntervalSince1970: 1_795_000_000 + (d[3].isFinite ? max(-1e9, min(1e9, d[3])) : 0)))
             _ = FixPipeline().process(fix, state: &state, index: fences, now: now)
             i += 32
+        }
+    case "fix-body":
+        // The plain reader against the decoder: whatever it reads, the decoder must read the same.
+        if let read = bytes.withUnsafeBytes(FixBody.fixes) {
+            let decoded = bytes.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "[")
+                ? (try? JSONDecoding.decoder.decode([FixWire].self, from: Data(bytes)))?.map(\.fix)
+                : (try? JSONDecoding.decoder.decode(FixWire.self, from: Data(bytes))).map { [$0.fix] }
+            guard decoded == read else { fatalError("the plain fix reader reads a body otherwise than the decoder") }
         }
     default:
         fatalError("unknown FUZZ_TARGET \(target)")

@@ -23,7 +23,9 @@ struct FixRecorder: Sendable {
     static func fixes(in body: ByteBuffer, policy: LocationPolicy) throws -> [IncomingFix] {
         let first = body.readableBytesView.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
         let fixes: [IncomingFix]
-        if first == UInt8(ascii: "[") {
+        if let read = body.withUnsafeReadableBytes(FixBody.fixes) {
+            fixes = read
+        } else if first == UInt8(ascii: "[") {
             fixes = try JSONBody.decode([FixWire].self, from: body).map(\.fix)
         } else {
             fixes = [try JSONBody.decode(FixWire.self, from: body).fix]

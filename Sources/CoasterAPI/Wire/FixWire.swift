@@ -3,27 +3,6 @@ import CoasterStore
 import Foundation
 import Hummingbird
 
-/// One fix in `POST /v1/fixes`: a JSON object, or an array of them.
-struct FixWire: Decodable, Sendable {
-    /// Degrees.
-    var lat: Double
-    var lon: Double
-    /// Metres.
-    var accuracy: Double?
-    var recordedAt: Date
-    /// Metres per second.
-    var speed: Double?
-    /// Metres.
-    var altitude: Double?
-    /// The client's id for the fix, making retries idempotent.
-    var id: String?
-
-    var fix: IncomingFix {
-        IncomingFix(clientID: self.id, lat: self.lat, lon: self.lon, accuracy: self.accuracy, recordedAt: self.recordedAt,
-                    speed: self.speed, altitude: self.altitude)
-    }
-}
-
 struct TransitionWire: Encodable, Sendable {
     var event: Transition.Event
     var park: ParkID

@@ -1,0 +1,193 @@
+import CoasterCore
+import Foundation
+
+/// One fix in `POST /v1/fixes`: a JSON object, or an array of them.
+struct FixWire: Decodable, Sendable {
+    /// Degrees.
+    var lat: Double
+    var lon: Double
+    /// Metres.
+    var accuracy: Double?
+    var recordedAt: Date
+    /// Metres per second.
+    var speed: Double?
+    /// Metres.
+    var altitude: Double?
+    /// The client's id for the fix, making retries idempotent.
+    var id: String?
+
+    var fix: IncomingFix {
+        IncomingFix(clientID: self.id, lat: self.lat, lon: self.lon, accuracy: self.accuracy, recordedAt: self.recordedAt,
+                    speed: self.speed, altitude: self.altitude)
+    }
+}
+
+/// The usual `POST /v1/fixes` body read straight from its bytes: Foundation's `JSONDecoder` was a
+/// fifth of a one-fix request's time on the event loop (tools/bench/README.md).
+///
+/// It reads only the plain shape clients send — a fix object or an array of them, members the
+/// route knows, each once, strings without escapes — and says `nil` for anything else (an escape,
+/// a `null`, another member, a repeated one, anything that is not JSON). The caller then decodes
+/// the body with `JSONDecoder` (``FixRecorder/fixes(in:policy:)``), which accepts it or names
+/// what is wrong where, so every answer stays the decoder's. `FixBodyTests` holds the two to the
+/// same fixes over hand-picked and randomly broken bodies.
+enum FixBody {
+    /// The fixes of `bytes`, or `nil` to leave the body to the decoder.
+    static func fixes(_ bytes: UnsafeRawBufferPointer) -> [IncomingFix]? {
+        var reader = Reader(bytes)
+        reader.skipSpace()
+        var fixes: [IncomingFix] = []
+        if reader.take(UInt8(ascii: "[")) {
+            reader.skipSpace()
+            if !reader.take(UInt8(ascii: "]")) {
+                repeat {
+                    reader.skipSpace()
+                    guard let fix = reader.fix() else { return nil }
+                    fixes.append(fix)
+                    reader.skipSpace()
+                } while reader.take(UInt8(ascii: ","))
+                guard reader.take(UInt8(ascii: "]")) else { return nil }
+            }
+        } else {
+            guard let fix = reader.fix() else { return nil }
+            fixes.append(fix)
+        }
+        reader.skipSpace()
+        return reader.atEnd ? fixes : nil
+    }
+
+    private struct Reader {
+        let bytes: UnsafeRawBufferPointer
+        var at = 0
+
+        init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+
+        var atEnd: Bool { self.at == self.bytes.count }
+
+        /// The next byte, 0 at the end (never valid where a byte is looked for).
+        var next: UInt8 { self.at < self.bytes.count ? self.bytes[self.at] : 0 }
+
+        mutating func take(_ byte: UInt8) -> Bool {
+            guard self.next == byte else { return false }
+            self.at += 1
+            return true
+        }
+
+        /// JSON's whitespace: space, tab, line feed, carriage return.
+        mutating func skipSpace() {
+            while self.at < self.bytes.count {
+                switch self.bytes[self.at] {
+                case 0x20, 0x09, 0x0A, 0x0D: self.at += 1
+                default: return
+                }
+            }
+        }
+
+        /// One fix object with `lat`, `lon` and `recordedAt`, and any of `accuracy`, `speed`,
+        /// `altitude` and `id`.
+        mutating func fix() -> IncomingFix? {
+            guard self.take(UInt8(ascii: "{")) else { return nil }
+            var lat: Double?, lon: Double?, accuracy: Double?, speed: Double?, altitude: Double?
+            var recordedAt: Date?, id: String?
+            var seen: UInt8 = 0
+            repeat {
+                self.skipSpace()
+                guard let key = self.plainString() else { return nil }
+                self.skipSpace()
+                guard self.take(UInt8(ascii: ":")) else { return nil }
+                self.skipSpace()
+                let member: UInt8
+                switch key.count {
+                case 2 where Self.equal(key, "id"):
+                    member = 1
+                    guard let text = self.plainString().flatMap(Self.text) else { return nil }
+                    id = text
+                case 3 where Self.equal(key, "lat"):
+                    member = 2
+                    guard let value = self.number() else { return nil }
+                    lat = value
+                case 3 where Self.equal(key, "lon"):
+                    member = 4
+                    guard let value = self.number() else { return nil }
+                    lon = value
+                case 5 where Self.equal(key, "speed"):
+                    member = 8
+                    guard let value = self.number() else { return nil }
+                    speed = value
+                case 8 where Self.equal(key, "accuracy"):
+                    member = 16
+                    guard let value = self.number() else { return nil }
+                    accuracy = value
+                case 8 where Self.equal(key, "altitude"):
+                    member = 32
+                    guard let value = self.number() else { return nil }
+                    altitude = value
+                case 10 where Self.equal(key, "recordedAt"):
+                    member = 64
+                    guard let text = self.plainString().flatMap(Self.text), let date = RFC3339.date(text) else { return nil }
+                    recordedAt = date
+                default:
+                    return nil
+                }
+                guard seen & member == 0 else { return nil }
+                seen |= member
+                self.skipSpace()
+            } while self.take(UInt8(ascii: ","))
+            guard self.take(UInt8(ascii: "}")), let lat, let lon, let recordedAt else { return nil }
+            return IncomingFix(clientID: id, lat: lat, lon: lon, accuracy: accuracy, recordedAt: recordedAt, speed: speed, altitude: altitude)
+        }
+
+        /// A string's bytes between its quotes, if it has no escape and no control character.
+        mutating func plainString() -> UnsafeRawBufferPointer? {
+            guard self.take(UInt8(ascii: "\"")) else { return nil }
+            let start = self.at
+            while self.at < self.bytes.count {
+                let byte = self.bytes[self.at]
+                if byte == UInt8(ascii: "\"") {
+                    defer { self.at += 1 }
+                    return UnsafeRawBufferPointer(rebasing: self.bytes[start..<self.at])
+                }
+                if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
+                self.at += 1
+            }
+            return nil
+        }
+
+        /// A number in JSON's grammar (`-`, digits without a leading zero, a fraction, an
+        /// exponent), as a finite `Double`.
+        mutating func number() -> Double? {
+            let start = self.at
+            _ = self.take(UInt8(ascii: "-"))
+            if !self.take(UInt8(ascii: "0")) {
+                guard self.digits() else { return nil }
+            }
+            if self.take(UInt8(ascii: ".")) {
+                guard self.digits() else { return nil }
+            }
+            if self.take(UInt8(ascii: "e")) || self.take(UInt8(ascii: "E")) {
+                if !self.take(UInt8(ascii: "+")) { _ = self.take(UInt8(ascii: "-")) }
+                guard self.digits() else { return nil }
+            }
+            // Correctly rounded, as the decoder's: both parse with the C library's `strtod`.
+            let text = String(decoding: UnsafeRawBufferPointer(rebasing: self.bytes[start..<self.at]), as: UTF8.self)
+            guard let value = Double(text), value.isFinite else { return nil }
+            return value
+        }
+
+        /// One or more decimal digits.
+        mutating func digits() -> Bool {
+            let start = self.at
+            while self.at < self.bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self.bytes[self.at]) { self.at += 1 }
+            return self.at > start
+        }
+
+        static func equal(_ bytes: UnsafeRawBufferPointer, _ name: StaticString) -> Bool {
+            bytes.count == name.utf8CodeUnitCount && memcmp(bytes.baseAddress!, name.utf8Start, bytes.count) == 0
+        }
+
+        /// Valid UTF-8 as a string (the decoder refuses the rest).
+        static func text(_ bytes: UnsafeRawBufferPointer) -> String? {
+            String(validating: bytes, as: UTF8.self)
+        }
+    }
+}
