@@ -1,7 +1,6 @@
 import CoasterCore
 import CoasterStore
 import Foundation
-import Synchronization
 
 /// The live directory: every user's latest position, visits, sharing settings and friends, in
 /// memory, so that nearby questions cost O(friends) and no database hop.
@@ -33,7 +32,8 @@ public final class People: Sendable {
         }
     }
 
-    private let book = Mutex(Book())
+    /// Read by every nearby query, on both event loops at once; changed by fix batches and reloads.
+    private let book = ReadWriteLock(Book())
     private let store: Store
 
     public init(store: Store) {
@@ -43,7 +43,7 @@ public final class People: Sendable {
     /// Loads every user from the store.
     public func load() async throws {
         let everyone = try await self.store.personStates()
-        self.book.withLock { book in
+        self.book.write { book in
             book = Book(everyone)
         }
     }
@@ -51,14 +51,14 @@ public final class People: Sendable {
     /// Reloads the given users from the store after a change that touched them.
     public func refresh(_ ids: UserID...) async throws {
         let fresh = try await self.store.personStates(only: ids)
-        self.book.withLock { book in
+        self.book.write { book in
             for person in fresh { book.put(person) }
         }
     }
 
     /// Applies what a fix batch wrote for `user`, if the directory holds them.
     func apply(_ user: UserID, _ batch: FixBatch) {
-        self.book.withLock { book in
+        self.book.write { book in
             guard var person = book.byID[user] else { return }
             person.latest = batch.state.latest
             person.zones = batch.state.zones
@@ -68,7 +68,7 @@ public final class People: Sendable {
     }
 
     public func person(_ id: UserID) -> PersonState? {
-        self.book.withLock { $0.byID[id] }
+        self.book.read { $0.byID[id] }
     }
 
     /// A user, loaded from the store if the directory has not seen them yet (created by the
@@ -83,7 +83,7 @@ public final class People: Sendable {
     /// deep copies under the lock, one reference count per friend).
     func friends(of id: UserID) async throws -> MutualFriends? {
         guard try await self.person(loading: id) != nil else { return nil }
-        return self.book.withLock { $0.byID.friends(of: id) }
+        return self.book.read { $0.byID.friends(of: id) }
     }
 
     /// `body`'s answer for the viewer and their mutual, unblocked friends read in place, under
@@ -98,22 +98,22 @@ public final class People: Sendable {
 
     /// The same for a person the directory holds now: `nil` if it does not (nothing is loaded).
     func withFriendsInPlace<R: Sendable>(of id: UserID, _ body: (FriendsInPlace) -> R) -> R? {
-        self.book.withLock { $0.byID.withFriends(of: id, body) }
+        self.book.read { $0.byID.withFriends(of: id, body) }
     }
 
     /// Whether the directory holds `id` now.
     func holds(_ id: UserID) -> Bool {
-        self.book.withLock { $0.byID[id] != nil }
+        self.book.read { $0.byID[id] != nil }
     }
 
     /// Everyone with an open visit to any of `parks`.
     func visitors(of parks: Set<ParkID>) -> [PersonState] {
-        self.book.withLock { book in
+        self.book.read { book in
             var ids: Set<UserID> = []
             for park in parks { ids.formUnion(book.visitors[park] ?? []) }
             return ids.compactMap { book.byID[$0] }
         }
     }
 
-    public var count: Int { self.book.withLock { $0.byID.count } }
+    public var count: Int { self.book.read { $0.byID.count } }
 }
