@@ -168,6 +168,11 @@ struct FastLaneTests {
                 }
                 let replay = try #require(await lane.exchange(Self.post(bodies[4], token: ann.token)))
                 #expect(replay.contains("\"replayed\":true"), "\(replay)")
+                // A chunked body goes to the router (not counted below).
+                let chunked = "POST /v1/fixes HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(ann.token)\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    + String(bodies[1].utf8.count, radix: 16) + "\r\n" + bodies[1] + "\r\n0\r\n\r\n"
+                let routed = try #require(await lane.exchange(chunked))
+                #expect(routed.hasPrefix("HTTP/1.1 200 OK\r\n") && routed.contains("\"reason\":\"duplicate\""), "\(routed)")
             }
             let text = String(buffer: try await live.get("/metrics", as: nil).body)
             #expect(Self.sample(text, "coasterlife_http_fast_lane_requests_total{route=\"/v1/fixes\"}") == bodies.count + 1)

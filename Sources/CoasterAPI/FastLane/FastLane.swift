@@ -6,20 +6,23 @@ import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
 
-/// Answers the hot read routes (``FastRoutes``) on the event loop that read the request, in the
-/// channel's pipeline, and passes every other request on to the router unchanged.
+/// Answers the hot routes (``FastRoutes``: the reads, and fix batches) on the event loop that
+/// read the request, in the channel's pipeline, and passes every other request on to the router
+/// unchanged.
 ///
 /// It sits between the HTTP codec and Hummingbird's connection handling, one per connection.
-/// Requests it answers never reach the router: no task is started, nothing hops to another thread.
+/// Requests it answers never reach the router: no task is started, nothing hops to the concurrency
+/// pool (a fix batch goes to the store's writer and its answer comes back when it is committed).
 /// Three things the router's side would otherwise do for every request are kept here:
 /// - **Order.** HTTP/1.1 lets a client send requests before earlier answers arrive; answers must
 ///   leave in the order requests came. While any request passed to the router has not had the end
-///   of its response written, every request goes to the router too.
+///   of its response written, every request goes to the router too; while a fix batch read here is
+///   being committed, what arrives is held, and nothing more read, until its answer is written.
 /// - **The idle timeout.** Hummingbird's connection handler never sees the requests answered here,
 ///   so it would close a busy connection as idle; the server gives it no timeout and this handler
 ///   keeps the same one over every request (``idleTimeout``).
-/// - **Shutting down.** A request being read here when the server asks connections to quiesce is
-///   answered before the connection handler hears of it.
+/// - **Shutting down.** A request being read or committed here when the server asks connections to
+///   quiesce is answered before the connection handler hears of it.
 ///
 /// Its answers are written as the bytes the HTTP codec would write for them, straight to the
 /// socket's end of the pipeline (``WireOut``): turning a response into `HTTPTypes` parts, then
