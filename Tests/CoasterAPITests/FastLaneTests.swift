@@ -91,25 +91,17 @@ struct FastLaneTests {
         let clock = TestClock()
         let s = try await TestService(clock: clock)
         defer { s.remove() }
-        var plain = s.configuration
-        plain.fastLane = false
-        let routerOnly = try buildApplication(plain, service: s.service, logger: Logger(label: "test"))
-        try await s.app().test(.live) { live in
+        try await Self.withBothLanes(s) { live, lane, router in
             let ann = try await live.register("ann")
             let station = NearbyTests.station
             _ = try await live.postFixes([fixJSON(station.lat, station.lon, accuracy: 5, at: clock.now())], as: ann)
             let requests = ["/health", "/v1/locate?lat=\(station.lat)&lon=\(station.lon)&accuracy=10", "/v1/locate?lat=100&lon=0",
                             "/v1/friends/nearby?radius=500", "/v1/friends/nearby?radius=-1"]
-            try await routerOnly.test(.live) { other in
-                let lanePort = try #require(live.port), routerPort = try #require(other.port)
-                let lane = try RawConnection(port: lanePort), router = try RawConnection(port: routerPort)
-                defer { lane.close(); router.close() }
-                for target in requests {
-                    let request = "GET \(target) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(ann.token)\r\n\r\n"
-                    let fast = try #require(await lane.exchange(request), "\(target)")
-                    let routed = try #require(await router.exchange(request), "\(target)")
-                    #expect(Self.maskedResponse(fast) == Self.maskedResponse(routed), "\(target)")
-                }
+            for target in requests {
+                let request = "GET \(target) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(ann.token)\r\n\r\n"
+                let fast = try #require(await lane.exchange(request), "\(target)")
+                let routed = try #require(await router.exchange(request), "\(target)")
+                #expect(Self.maskedResponse(fast) == Self.maskedResponse(routed), "\(target)")
             }
             let text = String(buffer: try await live.get("/metrics", as: nil).body)
             #expect(Self.sample(text, "coasterlife_http_fast_lane_requests_total{route=\"/v1/locate\"}") == 2)
@@ -125,17 +117,14 @@ struct FastLaneTests {
         let clock = TestClock()
         let s = try await TestService(clock: clock)
         defer { s.remove() }
-        var plain = s.configuration
-        plain.fastLane = false
-        let routerOnly = try buildApplication(plain, service: s.service, logger: Logger(label: "test"))
-        try await s.app().test(.live) { live in
+        try await Self.withBothLanes(s) { live, lane, router in
             let ann = try await live.register("ann")
             let bob = try await live.register("bob")
             let station = NearbyTests.station
             let now = clock.now()
             func fix(_ c: Coordinate, _ seconds: TimeInterval, id: String? = nil) -> String {
-                let data = try! JSONSerialization.data(withJSONObject: fixJSON(c.lat, c.lon, accuracy: 5, at: now.addingTimeInterval(seconds), id: id),
-                                                       options: .sortedKeys)
+                let fix = fixJSON(c.lat, c.lon, accuracy: 5, at: now.addingTimeInterval(seconds), id: id)
+                let data = try! JSONSerialization.data(withJSONObject: fix, options: .sortedKeys)
                 return String(decoding: data, as: UTF8.self)
             }
             let outside = Geodesy.destination(from: station, azimuth: 0, distance: 1_500)
@@ -156,24 +145,19 @@ struct FastLaneTests {
                 "[" + Array(repeating: fix(station, -10), count: 101).joined(separator: ",") + "]",
                 fix(station, -5, id: String(repeating: "x", count: 65)),
             ]
-            try await routerOnly.test(.live) { other in
-                let lanePort = try #require(live.port), routerPort = try #require(other.port)
-                let lane = try RawConnection(port: lanePort), router = try RawConnection(port: routerPort)
-                defer { lane.close(); router.close() }
-                for body in bodies {
-                    let fast = try #require(await lane.exchange(Self.post(body, token: ann.token)), "\(body)")
-                    let routed = try #require(await router.exchange(Self.post(body, token: bob.token)), "\(body)")
-                    #expect(Self.maskedResponse(fast) == Self.maskedResponse(routed), "\(body.prefix(200))")
-                    if body == "[]" { #expect(fast.contains("\"detail\":\"the batch is empty\""), "\(fast)") }
-                }
-                let replay = try #require(await lane.exchange(Self.post(bodies[4], token: ann.token)))
-                #expect(replay.contains("\"replayed\":true"), "\(replay)")
-                // A chunked body goes to the router (not counted below).
-                let chunked = "POST /v1/fixes HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(ann.token)\r\nTransfer-Encoding: chunked\r\n\r\n"
-                    + String(bodies[1].utf8.count, radix: 16) + "\r\n" + bodies[1] + "\r\n0\r\n\r\n"
-                let routed = try #require(await lane.exchange(chunked))
-                #expect(routed.hasPrefix("HTTP/1.1 200 OK\r\n") && routed.contains("\"reason\":\"duplicate\""), "\(routed)")
+            for body in bodies {
+                let fast = try #require(await lane.exchange(Self.post(body, token: ann.token)), "\(body)")
+                let routed = try #require(await router.exchange(Self.post(body, token: bob.token)), "\(body)")
+                #expect(Self.maskedResponse(fast) == Self.maskedResponse(routed), "\(body.prefix(200))")
+                if body == "[]" { #expect(fast.contains("\"detail\":\"the batch is empty\""), "\(fast)") }
             }
+            let replay = try #require(await lane.exchange(Self.post(bodies[4], token: ann.token)))
+            #expect(replay.contains("\"replayed\":true"), "\(replay)")
+            // A chunked body goes to the router (not counted below).
+            let chunked = "POST /v1/fixes HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(ann.token)\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + String(bodies[1].utf8.count, radix: 16) + "\r\n" + bodies[1] + "\r\n0\r\n\r\n"
+            let routed = try #require(await lane.exchange(chunked))
+            #expect(routed.hasPrefix("HTTP/1.1 200 OK\r\n") && routed.contains("\"reason\":\"duplicate\""), "\(routed)")
             let text = String(buffer: try await live.get("/metrics", as: nil).body)
             #expect(Self.sample(text, "coasterlife_http_fast_lane_requests_total{route=\"/v1/fixes\"}") == bodies.count + 1)
             let latest = try #require(s.service.people.person(UserID(ann.id))?.latest)
@@ -190,24 +174,17 @@ struct FastLaneTests {
         location.fixRequestsPerSecond = 0.01
         let s = try await TestService(location: location, clock: clock)
         defer { s.remove() }
-        var plain = s.configuration
-        plain.fastLane = false
-        let routerOnly = try buildApplication(plain, service: s.service, logger: Logger(label: "test"))
-        try await s.app().test(.live) { live in
+        try await Self.withBothLanes(s) { live, lane, router in
             let ann = try await live.register("ann")
             let bob = try await live.register("bob")
             let body = String(decoding: try JSONSerialization.data(withJSONObject: fixJSON(41.4, -82.9, at: clock.now())), as: UTF8.self)
-            try await routerOnly.test(.live) { other in
-                let lane = try RawConnection(port: try #require(live.port)), router = try RawConnection(port: try #require(other.port))
-                defer { lane.close(); router.close() }
-                for _ in 0..<2 {
-                    let fast = try #require(await lane.exchange(Self.post(body, token: ann.token)))
-                    let routed = try #require(await router.exchange(Self.post(body, token: bob.token)))
-                    #expect(Self.maskedResponse(fast) == Self.maskedResponse(routed))
-                }
-                let refused = try #require(await lane.exchange(Self.post(body, token: ann.token)))
-                #expect(refused.hasPrefix("HTTP/1.1 429 Too Many Requests\r\n") && refused.contains("Retry-After: "), "\(refused)")
+            for _ in 0..<2 {
+                let fast = try #require(await lane.exchange(Self.post(body, token: ann.token)))
+                let routed = try #require(await router.exchange(Self.post(body, token: bob.token)))
+                #expect(Self.maskedResponse(fast) == Self.maskedResponse(routed))
             }
+            let refused = try #require(await lane.exchange(Self.post(body, token: ann.token)))
+            #expect(refused.hasPrefix("HTTP/1.1 429 Too Many Requests\r\n") && refused.contains("Retry-After: "), "\(refused)")
             let text = String(buffer: try await live.get("/metrics", as: nil).body)
             #expect(Self.sample(text, "coasterlife_http_fast_lane_requests_total{route=\"/v1/fixes\"}") == 3)
         }
@@ -217,6 +194,23 @@ struct FastLaneTests {
     static func post(_ body: String, token: String) -> String {
         "POST /v1/fixes HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\nContent-Type: application/json\r\n"
             + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
+    }
+
+    /// Runs `body` with `s` served twice, by a live server with the fast lane (`live` is its
+    /// client) and by one without (`serve --no-fast-lane`), and a raw connection to each.
+    static func withBothLanes(
+        _ s: TestService, _ body: @escaping @Sendable (any TestClientProtocol, RawConnection, RawConnection) async throws -> Void
+    ) async throws {
+        var plain = s.configuration
+        plain.fastLane = false
+        let routerOnly = try buildApplication(plain, service: s.service, logger: Logger(label: "test"))
+        try await s.app().test(.live) { live in
+            try await routerOnly.test(.live) { other in
+                let lane = try RawConnection(port: try #require(live.port)), router = try RawConnection(port: try #require(other.port))
+                defer { lane.close(); router.close() }
+                try await body(live, lane, router)
+            }
+        }
     }
 
     /// A raw response with its request id (header and body) and date masked.
@@ -300,7 +294,9 @@ struct FastLaneTests {
                 let (text, closed) = await connection.receiveAll()
                 #expect(closed, "the connection stayed open after Connection: close")
                 let bodies = text.components(separatedBy: "\r\n\r\n").dropFirst().map { $0.prefix(while: { $0 != "\r" }) }
-                let kinds = bodies.map { b in b.contains("\"accepted\":1") ? "fix" : b.contains("\"status\":\"ready\"") ? "ready" : b.contains("\"status\":\"ok\"") ? "ok" : "?" }
+                let kinds = bodies.map { b in
+                    b.contains("\"accepted\":1") ? "fix" : b.contains("\"status\":\"ready\"") ? "ready" : b.contains("\"status\":\"ok\"") ? "ok" : "?"
+                }
                 #expect(kinds == ["fix", "ok", "fix", "ready", "ok"], "\(text)")
             }
             let text = String(buffer: try await live.get("/metrics", as: nil).body)

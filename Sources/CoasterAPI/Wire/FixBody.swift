@@ -83,58 +83,40 @@ enum FixBody {
             }
         }
 
+        /// A fix's number members, in the order ``fix()`` keeps their values.
+        static let numberMembers: [StaticString] = ["lat", "lon", "accuracy", "speed", "altitude"]
+
         /// One fix object with `lat`, `lon` and `recordedAt`, and any of `accuracy`, `speed`,
         /// `altitude` and `id`.
         mutating func fix() -> IncomingFix? {
             guard self.take(UInt8(ascii: "{")) else { return nil }
-            var lat: Double?, lon: Double?, accuracy: Double?, speed: Double?, altitude: Double?
+            // The numbers by ``numberMembers``; NaN until read (a number read is finite).
+            var numbers = SIMD8<Double>(repeating: .nan)
             var recordedAt: Date?, id: String?
-            var seen: UInt8 = 0
             repeat {
                 self.skipSpace()
                 guard let key = self.plainString() else { return nil }
                 self.skipSpace()
                 guard self.take(UInt8(ascii: ":")) else { return nil }
                 self.skipSpace()
-                let member: UInt8
-                switch key.count {
-                case 2 where Self.equal(key, "id"):
-                    member = 1
-                    guard let text = self.plainString().flatMap(Self.text) else { return nil }
-                    id = text
-                case 3 where Self.equal(key, "lat"):
-                    member = 2
-                    guard let value = self.number() else { return nil }
-                    lat = value
-                case 3 where Self.equal(key, "lon"):
-                    member = 4
-                    guard let value = self.number() else { return nil }
-                    lon = value
-                case 5 where Self.equal(key, "speed"):
-                    member = 8
-                    guard let value = self.number() else { return nil }
-                    speed = value
-                case 8 where Self.equal(key, "accuracy"):
-                    member = 16
-                    guard let value = self.number() else { return nil }
-                    accuracy = value
-                case 8 where Self.equal(key, "altitude"):
-                    member = 32
-                    guard let value = self.number() else { return nil }
-                    altitude = value
-                case 10 where Self.equal(key, "recordedAt"):
-                    member = 64
-                    guard let text = self.plainString().flatMap(Self.text), let date = RFC3339.date(text) else { return nil }
+                if let n = Self.numberMembers.firstIndex(where: { Self.equal(key, $0) }) {
+                    guard numbers[n].isNaN, let value = self.number() else { return nil }
+                    numbers[n] = value
+                } else if Self.equal(key, "recordedAt") {
+                    guard recordedAt == nil, let text = self.plainString().flatMap(Self.text), let date = RFC3339.date(text) else { return nil }
                     recordedAt = date
-                default:
+                } else if Self.equal(key, "id") {
+                    guard id == nil, let text = self.plainString().flatMap(Self.text) else { return nil }
+                    id = text
+                } else {
                     return nil
                 }
-                guard seen & member == 0 else { return nil }
-                seen |= member
                 self.skipSpace()
             } while self.take(UInt8(ascii: ","))
-            guard self.take(UInt8(ascii: "}")), let lat, let lon, let recordedAt else { return nil }
-            return IncomingFix(clientID: id, lat: lat, lon: lon, accuracy: accuracy, recordedAt: recordedAt, speed: speed, altitude: altitude)
+            guard self.take(UInt8(ascii: "}")), !numbers[0].isNaN, !numbers[1].isNaN, let recordedAt else { return nil }
+            func optional(_ n: Int) -> Double? { numbers[n].isNaN ? nil : numbers[n] }
+            return IncomingFix(clientID: id, lat: numbers[0], lon: numbers[1], accuracy: optional(2), recordedAt: recordedAt,
+                               speed: optional(3), altitude: optional(4))
         }
 
         /// A string's bytes between its quotes, if it has no escape and no control character.
