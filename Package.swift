@@ -107,6 +107,7 @@ let package = Package(
             name: "CoasterAPITests",
             dependencies: [
                 "CoasterAPI", "CoasterStore", "CoasterCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),

@@ -1,6 +1,8 @@
 import CoasterAPI
 import CoasterCore
+@testable import CoasterStore
 import Foundation
+import GRDB
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -357,6 +359,34 @@ struct FastLaneTests {
             let start = ContinuousClock.now
             #expect(await idle.waitForClose(seconds: 6), "an idle connection stayed open")
             #expect(ContinuousClock.now - start >= .milliseconds(1_600))
+        }
+    }
+
+    /// A connection whose fix batch waits for the store longer than the idle timeout is not closed
+    /// as idle: the batch is answered when it commits, and the connection stays open. The store's
+    /// writer is kept busy for 2.5 s (the timeout is 1 s) by a write queued before the batch.
+    @Test func keepsAConnectionOpenWhileItsBatchIsCommitted() async throws {
+        let clock = TestClock()
+        let s = try await TestService(clock: clock)
+        defer { s.remove() }
+        var configuration = s.configuration
+        configuration.idleTimeout = .seconds(1)
+        let app = try buildApplication(configuration, service: s.service, logger: Logger(label: "test"))
+        try await app.test(.live) { live in
+            let ann = try await live.register("ann")
+            let connection = try RawConnection(port: try #require(live.port))
+            defer { connection.close() }
+            let body = String(decoding: try JSONSerialization.data(withJSONObject: fixJSON(41.4, -82.9, at: clock.now())), as: UTF8.self)
+            let start = ContinuousClock.now
+            s.service.store.pool.asyncWriteWithoutTransaction { _ in usleep(2_500_000) }
+            let answer = await connection.exchange(Self.post(body, token: ann.token))
+            #expect(answer?.hasPrefix("HTTP/1.1 200 OK\r\n") == true, "\(answer ?? "closed")")
+            #expect(ContinuousClock.now - start >= .seconds(2))
+            let again = await connection.exchange("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(again?.contains("{\"status\":\"ok\"}") == true, "\(again ?? "closed")")
+            // On the raw connection: the test client's own was idle past the timeout, and closed.
+            let metrics = await connection.exchange("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n") ?? ""
+            #expect(Self.sample(metrics, "coasterlife_http_fast_lane_requests_total{route=\"/v1/fixes\"}") == 1)
         }
     }
 
