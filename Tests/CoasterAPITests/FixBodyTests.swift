@@ -1,22 +1,14 @@
 @testable import CoasterAPI
 import CoasterCore
 import Foundation
-import NIOCore
 import Testing
 
 /// `FixBody` reads the usual fix bodies without `JSONDecoder`, and leaves every other body to it:
 /// whatever it reads, it must read as the decoder does, and what it leaves, the decoder answers.
 @Suite("Fix bodies")
 struct FixBodyTests {
-    /// The decoder's reading of a body, as `POST /v1/fixes` made it before `FixBody` (`nil` where
-    /// it throws).
-    static func decoded(_ body: [UInt8]) -> [IncomingFix]? {
-        let buffer = ByteBuffer(bytes: body)
-        if body.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "[") {
-            return try? JSONBody.decode([FixWire].self, from: buffer).map(\.fix)
-        }
-        return (try? JSONBody.decode(FixWire.self, from: buffer)).map { [$0.fix] }
-    }
+    /// The decoder's reading of a body, the route's for what `FixBody` leaves (`nil` where it throws).
+    static func decoded(_ body: [UInt8]) -> [IncomingFix]? { try? FixWire.fixes(decoding: Data(body)) }
 
     static func read(_ body: [UInt8]) -> [IncomingFix]? { body.withUnsafeBytes(FixBody.fixes) }
 

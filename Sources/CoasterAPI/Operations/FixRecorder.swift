@@ -21,15 +21,8 @@ struct FixRecorder: Sendable {
     /// The fixes of a `POST /v1/fixes` body: one JSON object or an array of them, checked against
     /// the batch rules. Throws the problem the client gets.
     static func fixes(in body: ByteBuffer, policy: LocationPolicy) throws -> [IncomingFix] {
-        let first = body.readableBytesView.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
-        let fixes: [IncomingFix]
-        if let read = body.withUnsafeReadableBytes(FixBody.fixes) {
-            fixes = read
-        } else if first == UInt8(ascii: "[") {
-            fixes = try JSONBody.decode([FixWire].self, from: body).map(\.fix)
-        } else {
-            fixes = [try JSONBody.decode(FixWire.self, from: body).fix]
-        }
+        // The plain shape read from the bytes; anything else left to the decoder (see FixBody).
+        let fixes = try body.withUnsafeReadableBytes(FixBody.fixes) ?? FixWire.fixes(decoding: Data(body.readableBytesView))
         guard !fixes.isEmpty else { throw Problem.invalidField("", "the batch is empty") }
         guard fixes.count <= policy.maximumBatch else {
             throw Problem(.payloadTooLarge, status: .contentTooLarge, title: "Batch too large",

@@ -22,13 +22,24 @@ struct FixWire: Decodable, Sendable {
     }
 }
 
+extension FixWire {
+    /// The fixes of a `POST /v1/fixes` body as `JSONDecoder` reads it: an array of fix objects if
+    /// it starts with `[`, else one. Throws the decoder's error, which says where the body is wrong.
+    static func fixes(decoding body: Data) throws -> [IncomingFix] {
+        if body.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "[") {
+            return try JSONDecoding.decoder.decode([FixWire].self, from: body).map(\.fix)
+        }
+        return [try JSONDecoding.decoder.decode(FixWire.self, from: body).fix]
+    }
+}
+
 /// The usual `POST /v1/fixes` body read straight from its bytes: Foundation's `JSONDecoder` was a
 /// fifth of a one-fix request's time on the event loop (tools/bench/README.md).
 ///
 /// It reads only the plain shape clients send — a fix object or an array of them, members the
 /// route knows, each once, strings without escapes — and says `nil` for anything else (an escape,
 /// a `null`, another member, a repeated one, anything that is not JSON). The caller then decodes
-/// the body with `JSONDecoder` (``FixRecorder/fixes(in:policy:)``), which accepts it or names
+/// the body with `JSONDecoder` (``FixWire/fixes(decoding:)``), which accepts it or names
 /// what is wrong where, so every answer stays the decoder's. `FixBodyTests` holds the two to the
 /// same fixes over hand-picked and randomly broken bodies.
 enum FixBody {
