@@ -30,8 +30,11 @@ struct BearerAuthentication: RouterMiddleware {
     /// trimmed (`nil` if nothing follows the space).
     ///
     /// Read in place: splitting the header into an array and lower-casing the scheme allocated
-    /// twice on every authenticated request.
+    /// twice on every authenticated request. A header of printable ASCII and tabs, which is what
+    /// clients send, is read byte by byte (its characters are its bytes); reading characters, which
+    /// must find where each grapheme ends, was a microsecond of every authenticated fast-lane request.
     static func token(_ header: String) -> String? {
+        if let read = header.utf8.withContiguousStorageIfAvailable(Self.token(ascii:)), let token = read { return token }
         var rest = Substring(header)
         while rest.first == " " { rest.removeFirst() }
         guard let space = rest.firstIndex(of: " ") else { return nil }
@@ -40,6 +43,23 @@ struct BearerAuthentication: RouterMiddleware {
         let token = rest[rest.index(after: space)...]
         guard !token.isEmpty else { return nil }
         return String(token.trimmingSpacesAndTabs)
+    }
+
+    /// ``token(_:)`` for a header's bytes, if they are all printable ASCII or tabs (`.some(nil)`:
+    /// not a bearer header); `nil` for any other byte, which leaves the header to the reading by
+    /// characters.
+    private static func token(ascii bytes: UnsafeBufferPointer<UInt8>) -> String?? {
+        let space = UInt8(ascii: " "), tab = UInt8(ascii: "\t")
+        for byte in bytes where (byte < space && byte != tab) || byte > 0x7E { return nil }
+        var start = bytes.startIndex
+        while start < bytes.endIndex, bytes[start] == space { start += 1 }
+        guard let gap = bytes[start...].firstIndex(of: space) else { return .some(nil) }
+        guard gap - start == 6, zip(bytes[start..<gap], "bearer".utf8).allSatisfy({ $0 | 0x20 == $1 }) else { return .some(nil) }
+        var first = gap + 1, end = bytes.endIndex
+        guard first < end else { return .some(nil) }
+        while first < end, bytes[first] == space || bytes[first] == tab { first += 1 }
+        while end > first, bytes[end - 1] == space || bytes[end - 1] == tab { end -= 1 }
+        return .some(String(decoding: UnsafeBufferPointer(rebasing: bytes[first..<end]), as: UTF8.self))
     }
 }
 
