@@ -83,23 +83,13 @@ struct JSONWriter: ~Copyable {
         self.raw(text)
     }
 
-    /// Part of a string escaped before, by another writer (its ``bytes``).
-    mutating func stringContent(escaped: [UInt8]) {
-        escaped.withUnsafeBufferPointer { self.out.append(contentsOf: $0) }
-    }
-
-    /// A whole object member, key and value, written before by another writer (its ``bytes``).
-    mutating func member(_ written: [UInt8]) {
-        self.separate()
-        written.withUnsafeBufferPointer { self.out.append(contentsOf: $0) }
-    }
-
     /// What has been written, for a fragment written once and put into many answers.
     var bytes: [UInt8] { Array(self.buffer.readableBytesView) }
 
     /// The JSON written so far, in one buffer.
     var buffer: ByteBuffer { self.out.buffer }
 
+    @inline(__always)
     private mutating func raw(_ text: StaticString) {
         text.withUTF8Buffer { self.out.append(contentsOf: $0) }
     }
@@ -111,6 +101,42 @@ struct JSONWriter: ~Copyable {
     /// A finite number: integral values without a fraction, others in Swift's shortest round-trip form.
     mutating func number(_ value: Double) {
         self.separate()
+        self.fragment(number: value)
+    }
+
+    // MARK: Values written in fragments
+
+    /// Starts a value the caller writes whole in fragments (the `fragment` calls), for the parts of
+    /// an answer written many times over with the same shape: keys, punctuation and values come
+    /// as runs of bytes instead of one call and one separator check each. Writes the separator
+    /// alone; the fragments must add up to one JSON value, keys in sorted order.
+    mutating func beginFragments() {
+        self.separate()
+    }
+
+    /// JSON text, as it is.
+    mutating func fragment(_ text: StaticString) {
+        self.raw(text)
+    }
+
+    /// JSON text written before (another writer's ``bytes``), as it is.
+    mutating func fragment(_ written: [UInt8]) {
+        written.withUnsafeBufferPointer { self.out.append(contentsOf: $0) }
+    }
+
+    /// A string, quoted and escaped.
+    mutating func fragment(string value: String) {
+        self.out.append(UInt8(ascii: "\""))
+        self.stringContent(value)
+        self.out.append(UInt8(ascii: "\""))
+    }
+
+    mutating func fragment(decimal value: Int64) {
+        self.out.append(decimal: value)
+    }
+
+    /// A finite number, as ``number(_:)-(Double)`` writes it.
+    mutating func fragment(number value: Double) {
         if value == 0 {
             self.raw(value.sign == .minus ? "-0" : "0")
         } else if value.rounded() == value, abs(value) <= 9_007_199_254_740_992 {
@@ -295,12 +321,17 @@ private struct Bytes: ~Copyable {
 /// An answer that writes its own JSON (see ``JSONWriter``).
 protocol JSONWritable: ResponseGenerator {
     func write(to json: inout JSONWriter)
+    /// Bytes to make room for at the start: about the answer's length, so that a long one is not
+    /// copied to a larger allocation several times on the way.
+    var jsonCapacity: Int { get }
 }
 
 extension JSONWritable {
-    /// The JSON bytes alone, for tests.
+    var jsonCapacity: Int { 512 }
+
+    /// The JSON bytes alone.
     var jsonBuffer: ByteBuffer {
-        var json = JSONWriter()
+        var json = JSONWriter(capacity: self.jsonCapacity)
         self.write(to: &json)
         return json.buffer
     }

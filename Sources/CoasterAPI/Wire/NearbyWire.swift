@@ -64,46 +64,71 @@ struct NearbyResponse: Encodable, JSONWritable, Sendable {
     }
 
     /// The same JSON as the `Encodable` conformance (sorted keys, no nulls), written directly from
-    /// the rules' answer: no wire structs, and each park's and zone's part written once per index
-    /// (``PlaceFragments``), not escaped again for every friend.
+    /// the rules' answer: no wire structs, each park's and zone's part written once per index
+    /// (``PlaceFragments``), not escaped again for every friend, and each friend's object in
+    /// fragments (keys and punctuation in runs, as the order of its members is fixed).
     func write(to json: inout JSONWriter) {
         json.beginObject()
         json.key("people"); json.beginArray()
-        // Friends nearby are mostly in one park: it is looked up once, not per friend.
+        // Friends nearby are mostly in one park, and often at one ride: each is looked up once
+        // for a run of friends, not for each (a zone's id is a string to hash).
         var lastPark: (id: ParkID, place: PlaceFragments.Place)?
-        for p in self.found {
-            let park: PlaceFragments.Place?
-            if let id = p.park, let last = lastPark, last.id == id {
+        var lastZone: (id: ZoneID, place: PlaceFragments.Place)?
+        for i in self.found.indices {
+            let park: PlaceFragments.Place?, zone: PlaceFragments.Place?
+            if let id = self.found[i].park, let last = lastPark, last.id == id {
                 park = last.place
             } else {
-                park = p.park.flatMap { self.places.parks[$0] }
-                if let id = p.park, let park { lastPark = (id, park) }
+                park = self.found[i].park.flatMap { self.places.parks[$0] }
+                if let id = self.found[i].park, let park { lastPark = (id, park) }
             }
-            let zone = p.zone.flatMap { self.places.zones[$0] }
-            json.beginObject()
-            json.key("age"); json.number(Int64(p.age))
+            if let id = self.found[i].zone, let last = lastZone, last.id == id {
+                zone = last.place
+            } else {
+                zone = self.found[i].zone.flatMap { self.places.zones[$0] }
+                if let id = self.found[i].zone, let zone { lastZone = (id, zone) }
+            }
+            json.beginFragments()
+            json.fragment("{\"age\":")
+            json.fragment(decimal: Int64(self.found[i].age))
             if let park {
-                json.key("description")
-                json.beginString()
-                json.stringContent(escaped: park.description)
-                if let zone { json.stringContent(escaped: zone.description) }
-                json.endString()
+                json.fragment(",\"description\":\"")
+                json.fragment(park.description)
+                if let zone { json.fragment(zone.description) }
+                json.fragment("\"")
             }
-            if let distance = p.distance { json.key("distance"); json.number(distance) }
-            if let park { json.member(park.member) }
-            json.key("precision"); json.string(p.precision.rawValue)
-            json.key("user"); json.beginObject()
-            json.key("displayName"); json.string(p.displayName)
-            json.key("id"); json.number(p.id.rawValue)
-            json.key("username"); json.string(p.username)
-            json.endObject()
-            if let zone { json.member(zone.member) }
-            json.endObject()
+            if let distance = self.found[i].distance {
+                json.fragment(",\"distance\":")
+                json.fragment(number: distance)
+            }
+            if let park {
+                json.fragment(",")
+                json.fragment(park.member)
+            }
+            switch self.found[i].precision {
+            case .exact: json.fragment(",\"precision\":\"exact\",\"user\":{\"displayName\":")
+            case .approximate: json.fragment(",\"precision\":\"approximate\",\"user\":{\"displayName\":")
+            case .parkOnly: json.fragment(",\"precision\":\"park-only\",\"user\":{\"displayName\":")
+            }
+            json.fragment(string: self.found[i].displayName)
+            json.fragment(",\"id\":")
+            json.fragment(decimal: self.found[i].id.rawValue)
+            json.fragment(",\"username\":")
+            json.fragment(string: self.found[i].username)
+            json.fragment("}")
+            if let zone {
+                json.fragment(",")
+                json.fragment(zone.member)
+            }
+            json.fragment("}")
         }
         json.endArray()
         if let radius = self.radius { json.key("radius"); json.number(radius) }
         json.endObject()
     }
+
+    /// About 200 bytes a friend (names, a park and a ride with their ids).
+    var jsonCapacity: Int { 64 + 256 * self.found.count }
 }
 
 /// Parks' and zones' parts of the nearby answers, written once per index: the park and zone

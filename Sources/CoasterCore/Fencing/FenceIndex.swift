@@ -182,6 +182,12 @@ public final class FenceIndex: Sendable {
         return (self.parkEntries[entry.park].id, entry.kind, entry.name, entry.ride)
     }
 
+    /// A zone's kind alone, or `nil`: what ranks friends' zones on the nearby path, without the
+    /// strings ``zone(_:)`` hands out (a reference count each).
+    public func zoneKind(_ id: ZoneID) -> ZoneKind? {
+        self.zoneByID[id].map { self.zoneEntries[$0].kind }
+    }
+
     /// What the index knows of one park, or `nil`.
     public func park(_ id: ParkID) -> (name: String, bounds: BoundingBox)? {
         guard let i = self.parkByID[id] else { return nil }

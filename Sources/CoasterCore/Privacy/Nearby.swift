@@ -626,7 +626,7 @@ public struct NearbyRules: Sendable {
         }
         var best: (rank: Int, id: ZoneID)?
         for id in zones {
-            guard let kind = index.zone(id)?.kind else { continue }
+            guard let kind = index.zoneKind(id) else { continue }
             if let b = best, (b.rank, b.id) <= (rank(kind), id) { continue }
             best = (rank(kind), id)
         }
