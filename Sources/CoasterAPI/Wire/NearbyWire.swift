@@ -70,10 +70,8 @@ struct NearbyResponse: Encodable, JSONWritable, Sendable {
     func write(to json: inout JSONWriter) {
         json.beginObject()
         json.key("people"); json.beginArray()
-        // Friends nearby are mostly in one park, and often at one ride: each is looked up once
-        // for a run of friends, not for each (a zone's id is a string to hash).
+        // Friends nearby are mostly in one park: it is looked up once, not per friend.
         var lastPark: (id: ParkID, place: PlaceFragments.Place)?
-        var lastZone: (id: ZoneID, place: PlaceFragments.Place)?
         for i in self.found.indices {
             let park: PlaceFragments.Place?, zone: PlaceFragments.Place?
             if let id = self.found[i].park, let last = lastPark, last.id == id {
@@ -82,12 +80,7 @@ struct NearbyResponse: Encodable, JSONWritable, Sendable {
                 park = self.found[i].park.flatMap { self.places.parks[$0] }
                 if let id = self.found[i].park, let park { lastPark = (id, park) }
             }
-            if let id = self.found[i].zone, let last = lastZone, last.id == id {
-                zone = last.place
-            } else {
-                zone = self.found[i].zone.flatMap { self.places.zones[$0] }
-                if let id = self.found[i].zone, let zone { lastZone = (id, zone) }
-            }
+            zone = self.found[i].zone.flatMap { self.index.zonePosition($0) }.flatMap { self.places.zones[$0] }
             json.beginFragments()
             json.fragment("{\"age\":")
             json.fragment(decimal: Int64(self.found[i].age))
@@ -143,7 +136,8 @@ final class PlaceFragments: Sendable {
     }
 
     let parks: [ParkID: Place]
-    let zones: [ZoneID: Place]
+    /// By the zone's position in the index (``FenceIndex/zonePosition(_:)``).
+    let zones: [Place?]
 
     init(_ index: FenceIndex) {
         var parks: [ParkID: Place] = [:]
@@ -151,10 +145,10 @@ final class PlaceFragments: Sendable {
             guard let park = index.park(id) else { continue }
             parks[id] = Self.place("park", id: id.rawValue, kind: nil, name: park.name, words: "at ")
         }
-        var zones: [ZoneID: Place] = [:]
+        var zones = [Place?](repeating: nil, count: index.zoneCount)
         for id in index.zoneIDs {
-            guard let zone = index.zone(id) else { continue }
-            zones[id] = Self.place("zone", id: id.rawValue, kind: zone.kind, name: zone.name, words: zone.kind == .land ? ", in " : ", at ")
+            guard let zone = index.zone(id), let position = index.zonePosition(id), zones[position] == nil else { continue }
+            zones[position] = Self.place("zone", id: id.rawValue, kind: zone.kind, name: zone.name, words: zone.kind == .land ? ", in " : ", at ")
         }
         self.parks = parks
         self.zones = zones

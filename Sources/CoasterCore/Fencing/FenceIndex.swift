@@ -78,7 +78,8 @@ public final class FenceIndex: Sendable {
     /// Each zone's park (`zoneEntries[i].park`), apart: reading it from the entry copies the entry.
     private let zoneParks: [Int]
     private let parkByID: [ParkID: Int]
-    private let zoneByID: [ZoneID: Int]
+    /// Zone ids → positions in `zoneEntries` (the first of an id given twice).
+    private let zoneByID: IDTable
     private let parkTree: BoxTree
     /// Each park's zones by the cells of a grid over the park (``BoxCells``).
     private let zoneCells: BoxCells
@@ -157,7 +158,7 @@ public final class FenceIndex: Sendable {
         self.zoneEntries = zoneEntries
         self.zoneParks = zoneEntries.map(\.park)
         self.parkByID = parkIndex
-        self.zoneByID = Dictionary(zoneEntries.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { a, _ in a })
+        self.zoneByID = IDTable(zoneEntries.map(\.id.rawValue))
         self.parkTree = BoxTree(parkEntries.map(\.box))
         var zonesOfPark = [[Int]](repeating: [], count: parkEntries.count)
         for (z, zone) in zoneEntries.enumerated() { zonesOfPark[zone.park].append(z) }
@@ -178,14 +179,20 @@ public final class FenceIndex: Sendable {
 
     /// What the index knows of one zone, or `nil` if it has no such zone.
     public func zone(_ id: ZoneID) -> (park: ParkID, kind: ZoneKind, name: String, ride: RideID?)? {
-        guard let entry = self.zoneByID[id].map({ self.zoneEntries[$0] }) else { return nil }
+        guard let entry = self.zonePosition(id).map({ self.zoneEntries[$0] }) else { return nil }
         return (self.parkEntries[entry.park].id, entry.kind, entry.name, entry.ride)
     }
 
     /// A zone's kind alone, or `nil`: what ranks friends' zones on the nearby path, without the
     /// strings ``zone(_:)`` hands out (a reference count each).
     public func zoneKind(_ id: ZoneID) -> ZoneKind? {
-        self.zoneByID[id].map { self.zoneEntries[$0].kind }
+        self.zonePosition(id).map { self.zoneEntries[$0].kind }
+    }
+
+    /// The zone's position in ``zoneIDs``, or `nil` if the index has no such zone: for tables of
+    /// what answers say of each zone, read without hashing its id again.
+    public func zonePosition(_ id: ZoneID) -> Int? {
+        self.zoneByID.position(of: id.rawValue)
     }
 
     /// What the index knows of one park, or `nil`.
