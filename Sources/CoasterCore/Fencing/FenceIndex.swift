@@ -77,6 +77,9 @@ public final class FenceIndex: Sendable {
     private let zoneEntries: [ZoneEntry]
     /// Each zone's park (`zoneEntries[i].park`), apart: reading it from the entry copies the entry.
     private let zoneParks: [Int]
+    /// Each zone's kind, apart: a byte a zone stays in cache between nearby answers, where the
+    /// entries (96 bytes a zone) had to come from memory for each friend's zones.
+    private let zoneKinds: [ZoneKind]
     private let parkByID: [ParkID: Int]
     /// Zone ids → positions in `zoneEntries` (the first of an id given twice).
     private let zoneByID: IDTable
@@ -157,6 +160,7 @@ public final class FenceIndex: Sendable {
         self.parkEntries = parkEntries
         self.zoneEntries = zoneEntries
         self.zoneParks = zoneEntries.map(\.park)
+        self.zoneKinds = zoneEntries.map(\.kind)
         self.parkByID = parkIndex
         self.zoneByID = IDTable(zoneEntries.map(\.id.rawValue))
         self.parkTree = BoxTree(parkEntries.map(\.box))
@@ -186,7 +190,7 @@ public final class FenceIndex: Sendable {
     /// A zone's kind alone, or `nil`: what ranks friends' zones on the nearby path, without the
     /// strings ``zone(_:)`` hands out (a reference count each).
     public func zoneKind(_ id: ZoneID) -> ZoneKind? {
-        self.zonePosition(id).map { self.zoneEntries[$0].kind }
+        self.zonePosition(id).map { self.zoneKinds[$0] }
     }
 
     /// The zone's position in ``zoneIDs``, or `nil` if the index has no such zone: for tables of
