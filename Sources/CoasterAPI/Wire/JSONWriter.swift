@@ -37,9 +37,8 @@ struct JSONWriter: ~Copyable {
     }
 
     mutating func string(_ value: String) {
-        self.beginString()
-        self.stringContent(value)
-        self.endString()
+        self.separate()
+        self.fragment(string: value)
     }
 
     /// A string written in pieces: ``beginString()``, any ``stringContent(_:)``, ``endString()``.
