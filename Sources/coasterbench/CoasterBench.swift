@@ -93,8 +93,18 @@ struct Engine: ParsableCommand {
                 let askers = (0..<10_000).map { _ in ids.randomElement(using: &g)! }
                 // The service's directory (`PersonDirectory`); each call applies the rules to the
                 // asker's friends read in place, as the server does under the directory's lock.
+                // Each with the zones their fix lies inside, as the fix pipeline records them on
+                // the server: the named answer ranks them and names the most specific.
+                let people = ids.map { id -> PersonState in
+                    var person = w.people[id]!
+                    if let fix = person.latest {
+                        let hits = index.locate(fix.position, accuracy: fix.accuracy).flatMap(\.zones)
+                        person.zones = Set(hits.filter { $0.containment == .inside }.map(\.id))
+                    }
+                    return person
+                }
                 let loading = Date()
-                let directory = PersonDirectory(ids.map { w.people[$0]! })
+                let directory = PersonDirectory(people)
                 nearby = (directory, askers, Date().timeIntervalSince(loading))
             }
             let rss = Self.rssMiB()
