@@ -76,6 +76,20 @@ struct FixBodyTests {
         }
     }
 
+    /// Numbers past the normal range, where `Double`'s reading and the decoder's part (the fuzz
+    /// target found `1.5e-7777…3` read as 0): the plain reader leaves them to the decoder, or reads
+    /// them as it does.
+    @Test func leavesNumbersPastTheNormalRangeToTheDecoder() {
+        let forms = ["1.5e-77777777777777777777777777773", "1e-400", "-1.5e-999", "4.9e-324", "1e-320", "2.2e-308",
+                     "1e400", "0e-99999", "0.000e5", "-0.0", "0e0", "1.000e5", "2.50e1", "-0.0e1", "12.5E+001"]
+        for form in forms {
+            let body = Array(#"{"lat":1,"lon":2,"speed":\#(form),"recordedAt":"2026-11-21T10:00:00Z"}"#.utf8)
+            if let fast = Self.read(body) { #expect(fast == Self.decoded(body), "\(form)") }
+        }
+        let underflow = Array(#"{"lat":1,"lon":2,"speed":1.5e-7777777777,"recordedAt":"2026-11-21T10:00:00Z"}"#.utf8)
+        #expect(Self.read(underflow) == nil)
+    }
+
     /// Plain bodies broken at random, a few bytes at a time: whatever is still read is read as the
     /// decoder reads it. Both readings must occur, or the test explores nothing.
     @Test func agreesWithTheDecoderOnBrokenBodies() {
