@@ -91,8 +91,6 @@ struct Engine: ParsableCommand {
                 let ids = Array(w.people.keys).sorted()
                 var g = SeededGenerator(seed: self.seed &+ 1)
                 let askers = (0..<10_000).map { _ in ids.randomElement(using: &g)! }
-                // The service's directory (`PersonDirectory`); each call applies the rules to the
-                // asker's friends read in place, as the server does under the directory's lock.
                 // Each with the zones their fix lies inside, as the fix pipeline records them on
                 // the server: the named answer ranks them and names the most specific.
                 let people = ids.map { id -> PersonState in
@@ -103,6 +101,8 @@ struct Engine: ParsableCommand {
                     }
                     return person
                 }
+                // The service's directory (`PersonDirectory`); each call applies the rules to the
+                // asker's friends read in place, as the server does under the directory's lock.
                 let loading = Date()
                 let directory = PersonDirectory(people)
                 nearby = (directory, askers, Date().timeIntervalSince(loading))

@@ -172,9 +172,7 @@ enum FixBody {
             // `Double` reads (the fuzz target found 1.5e-7777…3 read as 0 here and refused there;
             // the decoder also refuses 0.000e5).
             if exponentDigits > 3 { return nil }
-            if value == 0, exponentDigits > 0 { return nil }
-            if value == 0, text.utf8.prefix(while: { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") })
-                .contains(where: { (UInt8(ascii: "1")...UInt8(ascii: "9")).contains($0) }) {
+            if value == 0, exponentDigits > 0 || text.utf8.contains(where: { (UInt8(ascii: "1")...UInt8(ascii: "9")).contains($0) }) {
                 return nil
             }
             return value

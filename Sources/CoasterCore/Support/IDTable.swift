@@ -58,7 +58,7 @@ public struct IDTable: Sendable {
             var h = UInt64(bytes.count) &* k
             var i = 0
             while i + 8 <= bytes.count {
-                h = ((h ^ UInt64(littleEndian: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[i..<(i + 8)]).loadUnaligned(as: UInt64.self))) &* k)
+                h = ((h ^ UInt64(littleEndian: UnsafeRawBufferPointer(bytes).loadUnaligned(fromByteOffset: i, as: UInt64.self))) &* k)
                 h = (h << 29) | (h >> 35)
                 i += 8
             }
