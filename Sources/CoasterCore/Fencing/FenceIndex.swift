@@ -93,6 +93,10 @@ public final class FenceIndex: Sendable {
     /// reference on it, which would be an atomic operation per candidate. The arrays above own them.
     private let parkGridRefs: [Unmanaged<AreaGrid>]
     private let zoneGridRefs: [Unmanaged<AreaGrid>]
+    /// Each grid's ``AreaGrid/Frame``, side by side: what most lookups read of a grid before its
+    /// cells, without loading the grid itself. Valid while the arrays above hold the grids.
+    private let parkFrames: [AreaGrid.Frame]
+    private let zoneFrames: [AreaGrid.Frame]
     /// Holds one replica's lock; a class because `Mutex` cannot be copied into an array.
     private final class Slot: Sendable {
         let replica: Mutex<Replica>
@@ -171,6 +175,8 @@ public final class FenceIndex: Sendable {
         self.zoneGrids = grids ? zoneAreas.map { AreaGrid($0) } : []
         self.parkGridRefs = self.parkGrids.map { Unmanaged.passUnretained($0) }
         self.zoneGridRefs = self.zoneGrids.map { Unmanaged.passUnretained($0) }
+        self.parkFrames = self.parkGrids.map(\.frame)
+        self.zoneFrames = self.zoneGrids.map(\.frame)
         self.vertexCount = parkAreas.reduce(0) { $0 + $1.vertexCount } + zoneAreas.reduce(0) { $0 + $1.vertexCount }
         var built: [Slot] = []
         for _ in 0..<max(1, replicas) {
@@ -259,34 +265,42 @@ public final class FenceIndex: Sendable {
         let clearance = self.centreFirst ? Self.centreFirstReach(radius) : 0
         // The grids are read unretained, through buffer pointers: a reference taken on each
         // candidate's grid was an atomic count up and down, a sixth of a lookup with accuracy.
-        func judge(_ area: Int, of grids: UnsafeBufferPointer<Unmanaged<AreaGrid>>) -> Containment? {
+        // The cells are read through the frames; the grid itself only past them (a circle the
+        // cells cannot judge, a point in an edge cell).
+        func judge(_ area: Int, of frames: UnsafeBufferPointer<AreaGrid.Frame>, _ grids: UnsafeBufferPointer<Unmanaged<AreaGrid>>) -> Containment? {
             // No grids at all when the index was built without them.
             guard useGrids else { return nil }
-            return grids[area]._withUnsafeGuaranteedRef { grid in
-                if radius > 0 {
-                    if let c = grid.classify(ellipseAt: position, inner: inner, outer: outer, degreesPerMetre: degreesPerMetre) {
-                        return c
-                    }
-                    return grid.classify(centre: position, crossing: crossing, clearance: clearance, degreesPerMetre: degreesPerMetre)
+            if radius > 0 {
+                if let c = frames[area].classify(ellipseAt: position, inner: inner, outer: outer, degreesPerMetre: degreesPerMetre) {
+                    return c
                 }
-                return grid.contains(position).map { $0 ? .inside : .outside }
+                return grids[area]._withUnsafeGuaranteedRef { grid in
+                    grid.classify(centre: position, crossing: crossing, clearance: clearance, degreesPerMetre: degreesPerMetre)
+                }
             }
+            return frames[area].contains(position) { row in
+                grids[area]._withUnsafeGuaranteedRef { grid in grid.containsNearEdges(position, row: row) }
+            }.map { $0 ? .inside : .outside }
         }
         // Each candidate is decided by its grid where it can be, and only the rest by exact geometry:
         // a position beside one ride's edge does not send the park and every other ride to GEOS.
-        self.parkGridRefs.withUnsafeBufferPointer { parkGrids in
-            self.parkTree.search(query) { p in
-                let c = judge(p, of: parkGrids)
-                if c != .outside { found.parks.append(Verdict(area: p, containment: c)) }
+        self.parkFrames.withUnsafeBufferPointer { parkFrames in
+            self.parkGridRefs.withUnsafeBufferPointer { parkGrids in
+                self.parkTree.search(query) { p in
+                    let c = judge(p, of: parkFrames, parkGrids)
+                    if c != .outside { found.parks.append(Verdict(area: p, containment: c)) }
+                }
             }
         }
         guard found.parks.count > 0 else { return }
         // Only the zones of the candidate parks, found in the cells of each park's grid.
-        self.zoneGridRefs.withUnsafeBufferPointer { zoneGrids in
-            for i in found.parks.indices {
-                self.zoneCells.forEach(inGroup: found.parks[i].area, meeting: query) { z in
-                    let c = judge(z, of: zoneGrids)
-                    if c != .outside { found.zones.append(Verdict(area: z, containment: c)) }
+        self.zoneFrames.withUnsafeBufferPointer { zoneFrames in
+            self.zoneGridRefs.withUnsafeBufferPointer { zoneGrids in
+                for i in found.parks.indices {
+                    self.zoneCells.forEach(inGroup: found.parks[i].area, meeting: query) { z in
+                        let c = judge(z, of: zoneFrames, zoneGrids)
+                        if c != .outside { found.zones.append(Verdict(area: z, containment: c)) }
+                    }
                 }
             }
         }

@@ -10,19 +10,40 @@
 /// within a hair of one of them.
 ///
 /// A class, built once and never changed: the fence index reads its grids without taking a
-/// reference on each (see ``FenceIndex``), which a struct holding arrays would not allow.
-public final class AreaGrid: Sendable {
+/// reference on each (see ``FenceIndex``), which a struct holding arrays would not allow. What
+/// reading the cells takes is also a ``Frame``, a value the index keeps in an array of its own.
+/// (Unchecked `Sendable`: the cells are a buffer the grid owns, written only in `init`.)
+public final class AreaGrid: @unchecked Sendable {
     enum Cell: UInt8 {
         case outside = 0, inside = 1, edge = 2
     }
 
-    private let minLon: Double
-    private let minLat: Double
-    private let cellWidth: Double
-    private let cellHeight: Double
-    private let columns: Int
-    private let rows: Int
-    private let cells: [UInt8]
+    /// The grid's placement and its cells' address: all a lookup reads before the cell itself.
+    ///
+    /// Read from the grid, a cell was the third of three dependent loads (the grid, then the cell
+    /// array's header, then the cell), each a cache miss for all but the hottest grids: three
+    /// fifths of a lookup with accuracy in `perf`. Kept side by side in the fence index, the frames
+    /// of a park's zones share cache lines, and the cell is one load away. Valid while its grid is.
+    struct Frame: @unchecked Sendable {
+        let minLon: Double
+        let minLat: Double
+        let cellWidth: Double
+        let cellHeight: Double
+        let columns: Int
+        let rows: Int
+        /// `rows` × `columns` cells, row by row; `nil` for an empty grid.
+        let cells: UnsafePointer<UInt8>?
+    }
+
+    let frame: Frame
+    /// The cells ``frame`` points to, owned here.
+    private let cellStorage: UnsafeMutableBufferPointer<UInt8>
+    private var minLon: Double { self.frame.minLon }
+    private var minLat: Double { self.frame.minLat }
+    private var cellWidth: Double { self.frame.cellWidth }
+    private var cellHeight: Double { self.frame.cellHeight }
+    private var columns: Int { self.frame.columns }
+    private var rows: Int { self.frame.rows }
     /// Row `r`'s edges, for points in its edge cells: `rowEdges[rowStarts[r] ..< rowStarts[r + 1]]`
     /// are the segments reaching within ``margin`` of the row. Both empty when not kept.
     private let rowStarts: [Int32]
@@ -36,24 +57,18 @@ public final class AreaGrid: Sendable {
     public init(_ area: MultiPolygon, side: Int? = nil) {
         let segments = Self.segments(area)
         guard let box = area.boundingBox, !segments.isEmpty else {
-            self.minLon = 0; self.minLat = 0; self.cellWidth = 1; self.cellHeight = 1
-            self.columns = 0; self.rows = 0; self.cells = []
+            self.frame = Frame(minLon: 0, minLat: 0, cellWidth: 1, cellHeight: 1, columns: 0, rows: 0, cells: nil)
+            self.cellStorage = UnsafeMutableBufferPointer(start: nil, count: 0)
             self.rowStarts = []; self.rowEdges = []
             return
         }
         let n = side ?? min(128, max(16, Int(Double(area.vertexCount).squareRoot() * 8)))
         let width = max(box.maxLon - box.minLon, 1e-9) / Double(n)
         let height = max(box.maxLat - box.minLat, 1e-9) / Double(n)
-        self.cellWidth = width
-        self.cellHeight = height
-        self.minLon = box.minLon - width
-        self.minLat = box.minLat - height
-        self.columns = n + 2
-        self.rows = n + 2
-        var cells = [UInt8](repeating: Cell.outside.rawValue, count: self.columns * self.rows)
+        let minLon = box.minLon - width, minLat = box.minLat - height, columns = n + 2, rows = n + 2
+        var cells = [UInt8](repeating: Cell.outside.rawValue, count: columns * rows)
         // The rows each segment passes through or near: the cells it may mark, and the rows it is
         // filed under below.
-        let minLat = self.minLat, rows = self.rows
         let spans = segments.map { s -> ClosedRange<Int>? in
             let r0 = max(0, Int(((min(s.y1, s.y2) - Self.margin) - minLat) / height))
             let r1 = min(rows - 1, Int(((max(s.y1, s.y2) + Self.margin) - minLat) / height))
@@ -62,33 +77,37 @@ public final class AreaGrid: Sendable {
 
         // Edge cells: every cell a segment passes through or near.
         for (s, span) in zip(segments, spans) {
-            let c0 = max(0, Int(((min(s.x1, s.x2) - Self.margin) - self.minLon) / width))
-            let c1 = min(self.columns - 1, Int(((max(s.x1, s.x2) + Self.margin) - self.minLon) / width))
+            let c0 = max(0, Int(((min(s.x1, s.x2) - Self.margin) - minLon) / width))
+            let c1 = min(columns - 1, Int(((max(s.x1, s.x2) + Self.margin) - minLon) / width))
             guard c0 <= c1, let span else { continue }
             for r in span {
-                for c in c0...c1 where cells[r * self.columns + c] != Cell.edge.rawValue {
-                    let x0 = self.minLon + Double(c) * width - Self.margin, y0 = self.minLat + Double(r) * height - Self.margin
+                for c in c0...c1 where cells[r * columns + c] != Cell.edge.rawValue {
+                    let x0 = minLon + Double(c) * width - Self.margin, y0 = minLat + Double(r) * height - Self.margin
                     if s.meets(minX: x0, minY: y0, maxX: x0 + width + 2 * Self.margin, maxY: y0 + height + 2 * Self.margin) {
-                        cells[r * self.columns + c] = Cell.edge.rawValue
+                        cells[r * columns + c] = Cell.edge.rawValue
                     }
                 }
             }
         }
         // The other cells: no edge touches them, so a run of them along a row lies on one side of
         // every edge; one ray cast from the first cell's centre decides the whole run.
-        for r in 0..<self.rows {
+        for r in 0..<rows {
             var c = 0
-            while c < self.columns {
-                guard cells[r * self.columns + c] != Cell.edge.rawValue else { c += 1; continue }
-                let x = self.minLon + (Double(c) + 0.5) * width, y = self.minLat + (Double(r) + 0.5) * height
+            while c < columns {
+                guard cells[r * columns + c] != Cell.edge.rawValue else { c += 1; continue }
+                let x = minLon + (Double(c) + 0.5) * width, y = minLat + (Double(r) + 0.5) * height
                 let state = Self.crossings(x: x, y: y, segments) ? Cell.inside.rawValue : Cell.outside.rawValue
-                while c < self.columns, cells[r * self.columns + c] != Cell.edge.rawValue {
-                    cells[r * self.columns + c] = state
+                while c < columns, cells[r * columns + c] != Cell.edge.rawValue {
+                    cells[r * columns + c] = state
                     c += 1
                 }
             }
         }
-        self.cells = cells
+        let storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: cells.count)
+        _ = storage.initialize(from: cells)
+        self.cellStorage = storage
+        self.frame = Frame(minLon: minLon, minLat: minLat, cellWidth: width, cellHeight: height, columns: columns, rows: rows,
+                           cells: UnsafePointer(storage.baseAddress))
         // Each segment is filed under every row it reaches. An area of many long north-south edges
         // (a comb of 50,000 teeth) would file most of them under every row, hundreds of megabytes:
         // past a budget the rows are not kept, and points and circles near its edges go to exact
@@ -114,6 +133,10 @@ public final class AreaGrid: Sendable {
         self.rowEdges = rowEdges
     }
 
+    deinit {
+        self.cellStorage.deallocate()
+    }
+
     /// How many segments the rows may hold in all (each segment once per row it reaches), unless
     /// eight times the area's segments is more: 64k segments, 2 MiB.
     static let rowEdgeBudget = 65_536
@@ -125,14 +148,7 @@ public final class AreaGrid: Sendable {
     /// Whether the point is in the area (boundary included): `nil` when it lies within ``margin``
     /// of an edge, where exact geometry must decide.
     public func contains(_ p: Coordinate) -> Bool? {
-        let fx = (p.lon - self.minLon) / self.cellWidth
-        let fy = (p.lat - self.minLat) / self.cellHeight
-        guard fx >= 0, fy >= 0, fx < Double(self.columns), fy < Double(self.rows) else { return false }
-        switch self.cells[Int(fy) * self.columns + Int(fx)] {
-        case Cell.inside.rawValue: return true
-        case Cell.outside.rawValue: return false
-        default: return self.containsNearEdges(p, row: Int(fy))
-        }
+        self.frame.contains(p) { row in self.containsNearEdges(p, row: row) }
     }
 
     /// The even-odd rule for a point in an edge cell of `row`, over the segments filed under that
@@ -159,68 +175,10 @@ public final class AreaGrid: Sendable {
         }
     }
 
-    /// Where an ellipse in degrees stands: the points whose offset from `centre`, in metres by
-    /// `degreesPerMetre` (`Δlat / lat` north, `Δlon / lon` east), is within a radius.
-    ///
-    /// `.inside` if every cell the ellipse of radius `outer` meets is inside; `.outside` if none of
-    /// them is inside or edge; `.uncertain` if the ellipse of radius `inner` meets both an inside
-    /// cell and an outside one (or reaches past the grid); `nil` otherwise, or when the ellipse's
-    /// box covers more than `limit` of the grid's cells. A shape lying between the two ellipses (the accuracy
-    /// circle's circumscribed polygon) stands where the answer says.
-    ///
-    /// A circle is judged cell by cell, row by row: its bounding box's corners would often reach an
-    /// edge cell the circle itself never meets.
+    /// Where an ellipse in degrees stands (``Frame/classify(ellipseAt:inner:outer:degreesPerMetre:limit:)``).
     public func classify(ellipseAt centre: Coordinate, inner: Double, outer: Double, degreesPerMetre: (lat: Double, lon: Double),
                          limit: Int = 4_096) -> Containment? {
-        let (dLat, dLon) = degreesPerMetre
-        let c0 = Int(((centre.lon - outer * dLon - self.minLon) / self.cellWidth).rounded(.down))
-        let c1 = Int(((centre.lon + outer * dLon - self.minLon) / self.cellWidth).rounded(.down))
-        let r0 = Int(((centre.lat - outer * dLat - self.minLat) / self.cellHeight).rounded(.down))
-        let r1 = Int(((centre.lat + outer * dLat - self.minLat) / self.cellHeight).rounded(.down))
-        if c1 < 0 || r1 < 0 || c0 >= self.columns || r0 >= self.rows || self.cells.isEmpty { return .outside }
-        let rows = max(0, r0)...min(self.rows - 1, r1)
-        guard (min(self.columns - 1, c1) - max(0, c0) + 1) * rows.count <= limit else { return nil }
-        let outsideBit: UInt8 = 1 << Cell.outside.rawValue, insideBit: UInt8 = 1 << Cell.inside.rawValue
-        // Cells the outer ellipse meets, and cells the inner one meets; past the grid is outside.
-        var seen: UInt8 = 0, met: UInt8 = 0
-        if c0 < 0 || r0 < 0 || c1 >= self.columns || r1 >= self.rows { seen |= outsideBit }
-        let innerBox = (minLon: centre.lon - inner * dLon, maxLon: centre.lon + inner * dLon,
-                        minLat: centre.lat - inner * dLat, maxLat: centre.lat + inner * dLat)
-        let gridMaxLon = self.minLon + Double(self.columns) * self.cellWidth, gridMaxLat = self.minLat + Double(self.rows) * self.cellHeight
-        if innerBox.minLon < self.minLon || innerBox.minLat < self.minLat || innerBox.maxLon > gridMaxLon || innerBox.maxLat > gridMaxLat {
-            met |= outsideBit
-        }
-        // Once the outer ellipse has met an inside cell and another, only `.uncertain` is left to
-        // find; once the inner one has met both kinds, that is the answer.
-        let mixed = { (bits: UInt8) in bits & insideBit != 0 && bits & ~insideBit != 0 }
-        let decided: Bool = self.cells.withUnsafeBufferPointer { cells in
-            for r in rows {
-                // The row's nearest latitude to the centre, in metres.
-                let south = (self.minLat + Double(r) * self.cellHeight - centre.lat) / dLat
-                let north = south + self.cellHeight / dLat
-                let near = south > 0 ? south : north < 0 ? -north : 0
-                func columns(_ radius: Double) -> ClosedRange<Int>? {
-                    guard near <= radius else { return nil }
-                    let halfWidth = (radius * radius - near * near).squareRoot() * dLon
-                    let first = Int(((centre.lon - halfWidth - self.minLon) / self.cellWidth).rounded(.down))
-                    let last = Int(((centre.lon + halfWidth - self.minLon) / self.cellWidth).rounded(.down))
-                    guard last >= 0, first < self.columns else { return nil }
-                    return max(0, first)...min(self.columns - 1, last)
-                }
-                if !mixed(seen), let cs = columns(outer) {
-                    for c in cs { seen |= 1 << cells[r * self.columns + c] }
-                }
-                if let cs = columns(inner) {
-                    for c in cs { met |= 1 << cells[r * self.columns + c] }
-                    if met & insideBit != 0, met & outsideBit != 0 { return true }
-                }
-            }
-            return false
-        }
-        if decided { return .uncertain }
-        if seen == insideBit { return .inside }
-        if seen == outsideBit { return .outside }
-        return nil
+        self.frame.classify(ellipseAt: centre, inner: inner, outer: outer, degreesPerMetre: degreesPerMetre, limit: limit)
     }
 
     /// For a circle the cells cannot judge, from the distance in metres between its centre and
@@ -236,7 +194,7 @@ public final class AreaGrid: Sendable {
                          rowLimit: Int = 64) -> Containment? {
         let reach = max(crossing, clearance)
         let (dLat, dLon) = degreesPerMetre
-        guard self.hasRowEdges, !self.cells.isEmpty, reach > 0, dLat > 0, dLon > 0 else { return nil }
+        guard self.hasRowEdges, self.frame.cells != nil, reach > 0, dLat > 0, dLon > 0 else { return nil }
         let reachLat = reach * dLat, reachLon = reach * dLon
         let first = Int((((centre.lat - reachLat) - self.minLat) / self.cellHeight).rounded(.down))
         let last = Int((((centre.lat + reachLat) - self.minLat) / self.cellHeight).rounded(.down))
@@ -270,7 +228,7 @@ public final class AreaGrid: Sendable {
     /// The grid's cells as counts (outside, inside, edge), for tests and sizing.
     var census: (outside: Int, inside: Int, edge: Int) {
         var out = (0, 0, 0)
-        for cell in self.cells {
+        for cell in self.cellStorage {
             switch cell {
             case Cell.outside.rawValue: out.0 += 1
             case Cell.inside.rawValue: out.1 += 1
@@ -341,5 +299,83 @@ public final class AreaGrid: Sendable {
             if xCross > x { inside.toggle() }
         }
         return inside
+    }
+}
+
+extension AreaGrid.Frame {
+    /// Where an ellipse in degrees stands: the points whose offset from `centre`, in metres by
+    /// `degreesPerMetre` (`Δlat / lat` north, `Δlon / lon` east), is within a radius.
+    ///
+    /// `.inside` if every cell the ellipse of radius `outer` meets is inside; `.outside` if none of
+    /// them is inside or edge; `.uncertain` if the ellipse of radius `inner` meets both an inside
+    /// cell and an outside one (or reaches past the grid); `nil` otherwise, or when the ellipse's
+    /// box covers more than `limit` of the grid's cells. A shape lying between the two ellipses (the accuracy
+    /// circle's circumscribed polygon) stands where the answer says.
+    ///
+    /// A circle is judged cell by cell, row by row: its bounding box's corners would often reach an
+    /// edge cell the circle itself never meets.
+    func classify(ellipseAt centre: Coordinate, inner: Double, outer: Double, degreesPerMetre: (lat: Double, lon: Double),
+                         limit: Int = 4_096) -> Containment? {
+        let (dLat, dLon) = degreesPerMetre
+        let c0 = Int(((centre.lon - outer * dLon - self.minLon) / self.cellWidth).rounded(.down))
+        let c1 = Int(((centre.lon + outer * dLon - self.minLon) / self.cellWidth).rounded(.down))
+        let r0 = Int(((centre.lat - outer * dLat - self.minLat) / self.cellHeight).rounded(.down))
+        let r1 = Int(((centre.lat + outer * dLat - self.minLat) / self.cellHeight).rounded(.down))
+        guard c1 >= 0, r1 >= 0, c0 < self.columns, r0 < self.rows, let cells = self.cells else { return .outside }
+        let rows = max(0, r0)...min(self.rows - 1, r1)
+        guard (min(self.columns - 1, c1) - max(0, c0) + 1) * rows.count <= limit else { return nil }
+        let outsideBit: UInt8 = 1 << AreaGrid.Cell.outside.rawValue, insideBit: UInt8 = 1 << AreaGrid.Cell.inside.rawValue
+        // Cells the outer ellipse meets, and cells the inner one meets; past the grid is outside.
+        var seen: UInt8 = 0, met: UInt8 = 0
+        if c0 < 0 || r0 < 0 || c1 >= self.columns || r1 >= self.rows { seen |= outsideBit }
+        let innerBox = (minLon: centre.lon - inner * dLon, maxLon: centre.lon + inner * dLon,
+                        minLat: centre.lat - inner * dLat, maxLat: centre.lat + inner * dLat)
+        let gridMaxLon = self.minLon + Double(self.columns) * self.cellWidth, gridMaxLat = self.minLat + Double(self.rows) * self.cellHeight
+        if innerBox.minLon < self.minLon || innerBox.minLat < self.minLat || innerBox.maxLon > gridMaxLon || innerBox.maxLat > gridMaxLat {
+            met |= outsideBit
+        }
+        // Once the outer ellipse has met an inside cell and another, only `.uncertain` is left to
+        // find; once the inner one has met both kinds, that is the answer.
+        let mixed = { (bits: UInt8) in bits & insideBit != 0 && bits & ~insideBit != 0 }
+        var decided = false
+        scan: for r in rows {
+            // The row's nearest latitude to the centre, in metres.
+            let south = (self.minLat + Double(r) * self.cellHeight - centre.lat) / dLat
+            let north = south + self.cellHeight / dLat
+            let near = south > 0 ? south : north < 0 ? -north : 0
+            func columns(_ radius: Double) -> ClosedRange<Int>? {
+                guard near <= radius else { return nil }
+                let halfWidth = (radius * radius - near * near).squareRoot() * dLon
+                let first = Int(((centre.lon - halfWidth - self.minLon) / self.cellWidth).rounded(.down))
+                let last = Int(((centre.lon + halfWidth - self.minLon) / self.cellWidth).rounded(.down))
+                guard last >= 0, first < self.columns else { return nil }
+                return max(0, first)...min(self.columns - 1, last)
+            }
+            if !mixed(seen), let cs = columns(outer) {
+                for c in cs { seen |= 1 << cells[r * self.columns + c] }
+            }
+            if let cs = columns(inner) {
+                for c in cs { met |= 1 << cells[r * self.columns + c] }
+                if met & insideBit != 0, met & outsideBit != 0 { decided = true; break scan }
+            }
+        }
+        if decided { return .uncertain }
+        if seen == insideBit { return .inside }
+        if seen == outsideBit { return .outside }
+        return nil
+    }
+
+    /// Whether `p` is in the area by its cell: `true` or `false` where the cell decides, else
+    /// `nearEdges` with the cell's row (which answers as ``AreaGrid/containsNearEdges(_:row:)``).
+    @inline(__always)
+    func contains(_ p: Coordinate, nearEdges: (Int) -> Bool?) -> Bool? {
+        let fx = (p.lon - self.minLon) / self.cellWidth
+        let fy = (p.lat - self.minLat) / self.cellHeight
+        guard fx >= 0, fy >= 0, fx < Double(self.columns), fy < Double(self.rows), let cells = self.cells else { return false }
+        switch cells[Int(fy) * self.columns + Int(fx)] {
+        case AreaGrid.Cell.inside.rawValue: return true
+        case AreaGrid.Cell.outside.rawValue: return false
+        default: return nearEdges(Int(fy))
+        }
     }
 }
