@@ -458,9 +458,15 @@ final class RawConnection: Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(self.fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else { Glibc.close(self.fd); throw POSIXError(.ECONNREFUSED) }
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        // Long: a wait ends early on what it waits for (an answer, a close), and only a broken
+        // server runs it out. Five seconds ran out under a full test run, the router's answers
+        // queued behind other suites' work on the cooperative threads.
+        var timeout = timeval(tv_sec: Self.timeout, tv_usec: 0)
         setsockopt(self.fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
+
+    /// Seconds a read waits for bytes.
+    static let timeout = 30
 
     func send(_ text: String) {
         var bytes = Array(text.utf8)
@@ -509,7 +515,7 @@ final class RawConnection: Sendable {
     func receive(until marker: String) async -> Bool { await self.blocking { self.receiveNow(until: marker) } }
     func waitForClose(seconds: Int) async -> Bool { await self.blocking { self.waitForCloseNow(seconds: seconds) } }
 
-    /// Bytes until the server closes (`closed`) or 5 s pass without any, as text.
+    /// Bytes until the server closes (`closed`) or ``timeout`` seconds pass without any, as text.
     private func receiveAllNow() -> (text: String, closed: Bool) {
         var received: [UInt8] = []
         while let chunk = self.read() {
@@ -534,7 +540,7 @@ final class RawConnection: Sendable {
         }
     }
 
-    /// Reads until `marker` has arrived: `false` if the server closed first (or 5 s passed).
+    /// Reads until `marker` has arrived: `false` if the server closed first (or ``timeout`` passed).
     private func receiveNow(until marker: String) -> Bool {
         var received: [UInt8] = []
         while !String(decoding: received, as: UTF8.self).contains(marker) {
