@@ -31,8 +31,24 @@ public final class AreaGrid: @unchecked Sendable {
         let cellHeight: Double
         let columns: Int
         let rows: Int
-        /// `rows` × `columns` cells, row by row; `nil` for an empty grid.
+        /// `rows` × `columns` cells, row by row, four to a byte (``cell(_:)``); `nil` for an
+        /// empty grid.
         let cells: UnsafePointer<UInt8>?
+
+        /// Cell `i` (row × `columns` + column), a ``Cell`` raw value: two bits of byte `i / 4`,
+        /// the lowest for the first. Four to a byte, the grids of fifty parks and two thousand
+        /// ride zones take 0.7 MB instead of 2.7, and more of them stay in cache between requests.
+        @inline(__always)
+        func cell(_ i: Int) -> UInt8 {
+            (self.cells.unsafelyUnwrapped[i &>> 2] &>> UInt8(truncatingIfNeeded: (i & 3) &<< 1)) & 3
+        }
+
+        /// `cells` (one a byte) packed four to a byte, as ``cell(_:)`` reads them.
+        static func pack(_ cells: [UInt8]) -> [UInt8] {
+            var packed = [UInt8](repeating: 0, count: (cells.count + 3) / 4)
+            for (i, cell) in cells.enumerated() { packed[i >> 2] |= cell << UInt8((i & 3) << 1) }
+            return packed
+        }
     }
 
     let frame: Frame
@@ -103,8 +119,9 @@ public final class AreaGrid: @unchecked Sendable {
                 }
             }
         }
-        let storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: cells.count)
-        _ = storage.initialize(from: cells)
+        let packed = Frame.pack(cells)
+        let storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: packed.count)
+        _ = storage.initialize(from: packed)
         self.cellStorage = storage
         self.frame = Frame(minLon: minLon, minLat: minLat, cellWidth: width, cellHeight: height, columns: columns, rows: rows,
                            cells: UnsafePointer(storage.baseAddress))
@@ -228,8 +245,8 @@ public final class AreaGrid: @unchecked Sendable {
     /// The grid's cells as counts (outside, inside, edge), for tests and sizing.
     var census: (outside: Int, inside: Int, edge: Int) {
         var out = (0, 0, 0)
-        for cell in self.cellStorage {
-            switch cell {
+        for i in 0..<self.columns * self.rows {
+            switch self.frame.cell(i) {
             case Cell.outside.rawValue: out.0 += 1
             case Cell.inside.rawValue: out.1 += 1
             default: out.2 += 1
@@ -321,7 +338,7 @@ extension AreaGrid.Frame {
         let c1 = Int(((centre.lon + outer * dLon - self.minLon) / self.cellWidth).rounded(.down))
         let r0 = Int(((centre.lat - outer * dLat - self.minLat) / self.cellHeight).rounded(.down))
         let r1 = Int(((centre.lat + outer * dLat - self.minLat) / self.cellHeight).rounded(.down))
-        guard c1 >= 0, r1 >= 0, c0 < self.columns, r0 < self.rows, let cells = self.cells else { return .outside }
+        guard c1 >= 0, r1 >= 0, c0 < self.columns, r0 < self.rows, self.cells != nil else { return .outside }
         let rows = max(0, r0)...min(self.rows - 1, r1)
         guard (min(self.columns - 1, c1) - max(0, c0) + 1) * rows.count <= limit else { return nil }
         let outsideBit: UInt8 = 1 << AreaGrid.Cell.outside.rawValue, insideBit: UInt8 = 1 << AreaGrid.Cell.inside.rawValue
@@ -352,10 +369,10 @@ extension AreaGrid.Frame {
                 return max(0, first)...min(self.columns - 1, last)
             }
             if !mixed(seen), let cs = columns(outer) {
-                for c in cs { seen |= 1 << cells[r * self.columns + c] }
+                for c in cs { seen |= 1 << self.cell(r * self.columns + c) }
             }
             if let cs = columns(inner) {
-                for c in cs { met |= 1 << cells[r * self.columns + c] }
+                for c in cs { met |= 1 << self.cell(r * self.columns + c) }
                 if met & insideBit != 0, met & outsideBit != 0 { decided = true; break scan }
             }
         }
@@ -371,8 +388,8 @@ extension AreaGrid.Frame {
     func contains(_ p: Coordinate, nearEdges: (Int) -> Bool?) -> Bool? {
         let fx = (p.lon - self.minLon) / self.cellWidth
         let fy = (p.lat - self.minLat) / self.cellHeight
-        guard fx >= 0, fy >= 0, fx < Double(self.columns), fy < Double(self.rows), let cells = self.cells else { return false }
-        switch cells[Int(fy) * self.columns + Int(fx)] {
+        guard fx >= 0, fy >= 0, fx < Double(self.columns), fy < Double(self.rows), self.cells != nil else { return false }
+        switch self.cell(Int(fy) * self.columns + Int(fx)) {
         case AreaGrid.Cell.inside.rawValue: return true
         case AreaGrid.Cell.outside.rawValue: return false
         default: return nearEdges(Int(fy))
