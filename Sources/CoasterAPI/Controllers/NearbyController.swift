@@ -40,7 +40,7 @@ struct NearbyController {
     /// The answer to `GET /v1/friends/nearby` for a caller the directory holds, worked out without
     /// waiting on anything: the route's and the fast lane's. `nil`, before the caller's rate is
     /// charged, if the directory does not hold them.
-    func friendsNearby(of me: UserID, query: FlatDictionary<Substring, Substring>) throws -> NearbyResponse? {
+    func friendsNearby(of me: UserID, query: some QueryLookup) throws -> NearbyResponse? {
         let radius = try Self.radius(query)
         guard self.people.holds(me) else { return nil }
         try self.rates.take(me, what: "nearby")
@@ -91,7 +91,7 @@ struct NearbyController {
         try Self.radius(request.uri.queryParameters)
     }
 
-    static func radius(_ query: FlatDictionary<Substring, Substring>) throws -> Double {
+    static func radius(_ query: some QueryLookup) throws -> Double {
         let radius = try query.optionalNumber("radius") ?? 500
         guard radius >= 1, radius <= NearbyRules.maximumRadius else {
             throw Problem.invalidParameter("radius", "a radius in metres, 1…\(Int(NearbyRules.maximumRadius))")

@@ -52,7 +52,7 @@ struct ParksController {
     }
 
     /// The answer to `GET /v1/locate` with this query: the route's and the fast lane's.
-    static func locate(_ query: FlatDictionary<Substring, Substring>, index: FenceIndex) throws -> LocateResponse {
+    static func locate(_ query: some QueryLookup, index: FenceIndex) throws -> LocateResponse {
         let lat = try query.requiredNumber("lat")
         let lon = try query.requiredNumber("lon")
         let accuracy = try query.optionalNumber("accuracy") ?? 0

@@ -13,18 +13,28 @@ extension Request {
     }
 }
 
+/// Query parameters by name, the first of a name given twice: Hummingbird's parsed ones, or the
+/// fast lane's reading of a plain target (``TargetQuery``).
+protocol QueryLookup {
+    func value(named name: String) -> Substring?
+}
+
+extension FlatDictionary<Substring, Substring>: QueryLookup {
+    func value(named name: String) -> Substring? { self[name[...]] }
+}
+
 /// The same on query parameters parsed once, for routes that read several (Hummingbird parses the
 /// query string again on every `uri.queryParameters`).
-extension FlatDictionary<Substring, Substring> {
+extension QueryLookup {
     func requiredNumber(_ name: String) throws -> Double {
-        guard let text = self[name[...]] else {
+        guard let text = self.value(named: name) else {
             throw Problem.invalidParameter(name, "required query parameter is missing")
         }
         return try Self.number(text, name: name)
     }
 
     func optionalNumber(_ name: String) throws -> Double? {
-        guard let text = self[name[...]] else { return nil }
+        guard let text = self.value(named: name) else { return nil }
         return try Self.number(text, name: name)
     }
 

@@ -58,7 +58,7 @@ struct FastRoutes: Sendable {
     func answer(_ head: HTTPRequest) -> Answer? {
         guard head.method == .get, let target = head.path, let headers = Self.read(head.headerFields), headers.contentLength == nil
         else { return nil }
-        let uri = URI(target)
+        let uri = RequestTarget(target)
         switch uri.path {
         case "/health":
             return Answer(status: .ok, headers: Self.json, body: self.health, route: "/health", requestID: RequestID().description)
