@@ -14,6 +14,7 @@ extension Store {
                 return ids.isEmpty ? "0" : "\(column) IN (\(ids.map { String($0.rawValue) }.joined(separator: ",")))"
             }
             var people: [UserID: PersonState] = [:]
+            var zoneSets = ZoneSetsByLine()
             try Row.fetchCursor(db, sql: """
                 SELECT u.id, u.username, u.display_name, u.ghost, u.ghost_until, u.precision, u.discoverable,
                        t.lat, t.lon, t.accuracy, t.recorded_at, t.zones
@@ -26,7 +27,7 @@ extension Store {
                 }
                 people[id] = PersonState(
                     id: id, username: row["username"], displayName: row["display_name"], latest: latest,
-                    zones: Set(((row["zones"] as String?) ?? "").split(separator: "\n").map { ZoneID(rawValue: String($0)) }),
+                    zones: zoneSets.set(row["zones"]),
                     sharing: SharingSettings(ghost: ghost, precision: Precision(rawValue: row["precision"]) ?? .exact),
                     discoverable: row["discoverable"])
             }
@@ -86,6 +87,21 @@ extension Store {
             }
             return Array(people.values)
         }
+    }
+}
+
+/// The zone sets of a load, one per distinct line of `track_state.zones` (its ids sorted, one a
+/// line), shared by everyone inside those zones (see ``ZoneSets``): made for every row, a million
+/// people's sets were a million sets and more zone id strings of their own.
+private struct ZoneSetsByLine {
+    private var known: [String: Set<ZoneID>] = [:]
+
+    mutating func set(_ lines: String?) -> Set<ZoneID> {
+        guard let lines, !lines.isEmpty else { return [] }
+        if let zones = self.known[lines] { return zones }
+        let zones = Set(lines.split(separator: "\n").map { ZoneID(rawValue: String($0)) })
+        self.known[lines] = zones
+        return zones
     }
 }
 

@@ -51,6 +51,28 @@ struct NearbyTests {
         }
     }
 
+    /// People in the same zones share one set of them in the directory (`ZoneSets`): set by their
+    /// fixes, and again after one of them is reloaded from the store.
+    @Test func peopleInTheSameZonesShareOneSet() async throws {
+        let clock = TestClock()
+        try await TestService.withService(clock: clock) { s, client in
+            let ann = try await client.register("ann")
+            let bob = try await client.register("bob")
+            for user in [ann, bob] {
+                _ = try await client.postFixes([fixJSON(Self.station.lat, Self.station.lon, accuracy: 5, at: clock.now())], as: user)
+            }
+            func zones(_ user: TestUser) -> Set<ZoneID>? { s.service.people.person(UserID(user.id))?.zones }
+            func storage(_ zones: Set<ZoneID>?) -> UInt? { zones.map { withUnsafeBytes(of: $0) { $0.load(as: UInt.self) } } }
+            let annZones = try #require(zones(ann))
+            #expect(!annZones.isEmpty)
+            #expect(zones(bob) == annZones)
+            #expect(storage(zones(bob)) == storage(annZones))
+            try await s.service.people.refresh(UserID(bob.id))
+            #expect(zones(bob) == annZones)
+            #expect(storage(zones(bob)) == storage(annZones))
+        }
+    }
+
     @Test func pendingRequestsAndStaleLocationsShowNothing() async throws {
         let clock = TestClock()
         try await TestService.withService(clock: clock) { _, client in

@@ -201,4 +201,24 @@ struct PersonStatesTests {
         #expect(Set(some.map(\.id)) == [ids[2], wide])
         for person in some { #expect(person.friends == everyone[person.id]?.friends) }
     }
+
+    /// A load's people in the same zones share one set (see `ZoneSets`); their zones are as stored.
+    @Test func loadsEqualZoneSetsOnce() async throws {
+        let t = try TemporaryStore()
+        defer { t.remove() }
+        let fix = AcceptedFix(position: Coordinate(lat: 41.48, lon: -82.68), accuracy: 5, recordedAt: Date(timeIntervalSince1970: 1_700_000_000))
+        let ride = ZoneID(rawValue: "cedar-point.millennium-force"), land = ZoneID(rawValue: "cedar-point.frontier-town")
+        let zones: [[ZoneID]] = [[ride, land], [land, ride], [land], [], [ride, land]]
+        let users = zones.enumerated().map { i, zones in
+            BulkUser(id: UserID(Int64(i + 1)), username: "user\(i)", displayName: "User \(i)", passwordHash: "x", latest: fix, zones: zones,
+                     visits: [], tokenHash: nil)
+        }
+        try await t.store.bulkLoad(users: users, friendships: [])
+        let people = Dictionary(uniqueKeysWithValues: try await t.store.personStates().map { ($0.id.rawValue, $0.zones) })
+        for (i, expected) in zones.enumerated() { #expect(people[Int64(i + 1)] == Set(expected)) }
+        func storage(_ zones: Set<ZoneID>?) -> UInt? { zones.map { withUnsafeBytes(of: $0) { $0.load(as: UInt.self) } } }
+        #expect(storage(people[1]) == storage(people[2]))
+        #expect(storage(people[1]) == storage(people[5]))
+        #expect(storage(people[1]) != storage(people[3]))
+    }
 }

@@ -13,6 +13,8 @@ public final class People: Sendable {
         var byID = PersonDirectory()
         /// Who has an open visit to each park, for "people nearby".
         var visitors: [ParkID: Set<UserID>] = [:]
+        /// The zone sets people are in, one copy of each: fix batches and reloads make new ones.
+        var zoneSets = ZoneSets()
 
         init() {}
 
@@ -20,6 +22,8 @@ public final class People: Sendable {
             self.byID = PersonDirectory(everyone)
             for person in everyone {
                 for (park, _) in person.openVisits { self.visitors[park, default: []].insert(person.id) }
+                // The store shares a load's sets already; they become the copies kept.
+                _ = self.zoneSets.shared(person.zones)
             }
         }
 
@@ -52,7 +56,10 @@ public final class People: Sendable {
     public func refresh(_ ids: UserID...) async throws {
         let fresh = try await self.store.personStates(only: ids)
         self.book.write { book in
-            for person in fresh { book.put(person) }
+            for var person in fresh {
+                person.zones = book.zoneSets.shared(person.zones)
+                book.put(person)
+            }
         }
     }
 
@@ -61,7 +68,7 @@ public final class People: Sendable {
         self.book.write { book in
             guard var person = book.byID[user] else { return }
             person.latest = batch.state.latest
-            person.zones = batch.state.zones
+            person.zones = book.zoneSets.shared(batch.state.zones)
             person.visits = batch.visits
             book.put(person)
         }

@@ -1,0 +1,29 @@
+/// One copy of each distinct set of zones, for everyone inside those zones to share.
+///
+/// People stand in a few thousand combinations of zones (a ride inside a land, a queue beside
+/// it), so a million people's sets are mostly equal. Each kept on its own was a set's storage and,
+/// read from the store, a string per zone id (longer than a string holds inline): a couple of
+/// hundred bytes a person, and on the nearby path one more read from memory for each friend
+/// named. Shared, the sets of one park stay in the cache.
+///
+/// Bounded: past ``limit`` distinct sets (zones renamed by park reloads leave their old sets
+/// behind) it starts afresh, which costs sharing, never answers.
+public struct ZoneSets: Sendable {
+    private var known: [Set<ZoneID>: Set<ZoneID>] = [:]
+    /// Distinct sets kept at most.
+    public static let limit = 1 << 16
+
+    public init() {}
+
+    /// How many distinct sets are kept.
+    public var count: Int { self.known.count }
+
+    /// The copy of `zones` kept here (the first equal set seen), or `zones` itself, now kept.
+    public mutating func shared(_ zones: Set<ZoneID>) -> Set<ZoneID> {
+        if zones.isEmpty { return zones }
+        if let kept = self.known[zones] { return kept }
+        if self.known.count >= Self.limit { self.known.removeAll() }
+        self.known[zones] = zones
+        return zones
+    }
+}
