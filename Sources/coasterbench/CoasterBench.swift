@@ -83,7 +83,7 @@ struct Engine: ParsableCommand {
         var worlds: [Prepared] = []
         for count in self.users.split(separator: ",").compactMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) {
             let start = Date()
-            let w = Workload.make(users: count, seed: self.seed)
+            var w = Workload.make(users: count, seed: self.seed)
             let built = Date().timeIntervalSince(start)
             let index = try FenceIndex(parks: w.parks, zones: w.zones)
             var nearby: (PersonDirectory, [UserID], Double)?
@@ -92,15 +92,16 @@ struct Engine: ParsableCommand {
                 var g = SeededGenerator(seed: self.seed &+ 1)
                 let askers = (0..<10_000).map { _ in ids.randomElement(using: &g)! }
                 // Each with the zones their fix lies inside, as the fix pipeline records them on
-                // the server: the named answer ranks them and names the most specific.
-                let people = ids.map { id -> PersonState in
-                    var person = w.people[id]!
-                    if let fix = person.latest {
-                        let hits = index.locate(fix.position, accuracy: fix.accuracy).flatMap(\.zones)
-                        person.zones = Set(hits.filter { $0.containment == .inside }.map(\.id))
-                    }
-                    return person
+                // the server: the named answer ranks them and names the most specific. Equal sets
+                // are one set, as the server's directory keeps them (`ZoneSets`). Set in place:
+                // changed copies would be a second record of everyone beside the world's.
+                var zoneSets = ZoneSets()
+                for id in ids {
+                    guard let fix = w.people[id]?.latest else { continue }
+                    let hits = index.locate(fix.position, accuracy: fix.accuracy).flatMap(\.zones)
+                    w.people[id]?.zones = zoneSets.shared(Set(hits.filter { $0.containment == .inside }.map(\.id)))
                 }
+                let people = ids.map { w.people[$0]! }
                 // The service's directory (`PersonDirectory`); each call applies the rules to the
                 // asker's friends read in place, as the server does under the directory's lock.
                 let loading = Date()
