@@ -118,9 +118,9 @@ struct JSONWriter: ~Copyable {
         self.raw(text)
     }
 
-    /// JSON text written before (another writer's ``bytes``), as it is.
-    mutating func fragment(_ written: [UInt8]) {
-        written.withUnsafeBufferPointer { self.out.append(contentsOf: $0) }
+    /// JSON text written before (another writer's ``bytes``), as it is, read in place.
+    mutating func fragment(_ written: UnsafeBufferPointer<UInt8>) {
+        self.out.append(contentsOf: written)
     }
 
     /// A string, quoted and escaped.

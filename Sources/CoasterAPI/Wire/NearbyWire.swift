@@ -72,48 +72,51 @@ struct NearbyResponse: Encodable, JSONWritable, Sendable {
         json.key("people"); json.beginArray()
         // Friends nearby are mostly in one park: it is looked up once, not per friend.
         var lastPark: (id: ParkID, place: PlaceFragments.Place)?
-        for i in self.found.indices {
-            let park: PlaceFragments.Place?, zone: PlaceFragments.Place?
-            if let id = self.found[i].park, let last = lastPark, last.id == id {
-                park = last.place
-            } else {
-                park = self.found[i].park.flatMap { self.places.parks[$0] }
-                if let id = self.found[i].park, let park { lastPark = (id, park) }
+        // The places' parts are read in place, out of the one array that holds them all.
+        self.places.bytes.withUnsafeBufferPointer { parts in
+            for i in self.found.indices {
+                let park: PlaceFragments.Place?, zone: PlaceFragments.Place?
+                if let id = self.found[i].park, let last = lastPark, last.id == id {
+                    park = last.place
+                } else {
+                    park = self.found[i].park.flatMap { self.places.parks[$0] }
+                    if let id = self.found[i].park, let park { lastPark = (id, park) }
+                }
+                zone = self.found[i].zone.flatMap { self.index.zonePosition($0) }.flatMap { self.places.zones[$0] }
+                json.beginFragments()
+                json.fragment("{\"age\":")
+                json.fragment(decimal: Int64(self.found[i].age))
+                if let park {
+                    json.fragment(",\"description\":\"")
+                    json.fragment(UnsafeBufferPointer(rebasing: parts[park.description]))
+                    if let zone { json.fragment(UnsafeBufferPointer(rebasing: parts[zone.description])) }
+                    json.fragment("\"")
+                }
+                if let distance = self.found[i].distance {
+                    json.fragment(",\"distance\":")
+                    json.fragment(number: distance)
+                }
+                if let park {
+                    json.fragment(",")
+                    json.fragment(UnsafeBufferPointer(rebasing: parts[park.member]))
+                }
+                switch self.found[i].precision {
+                case .exact: json.fragment(",\"precision\":\"exact\",\"user\":{\"displayName\":")
+                case .approximate: json.fragment(",\"precision\":\"approximate\",\"user\":{\"displayName\":")
+                case .parkOnly: json.fragment(",\"precision\":\"park-only\",\"user\":{\"displayName\":")
+                }
+                json.fragment(string: self.found[i].displayName)
+                json.fragment(",\"id\":")
+                json.fragment(decimal: self.found[i].id.rawValue)
+                json.fragment(",\"username\":")
+                json.fragment(string: self.found[i].username)
+                json.fragment("}")
+                if let zone {
+                    json.fragment(",")
+                    json.fragment(UnsafeBufferPointer(rebasing: parts[zone.member]))
+                }
+                json.fragment("}")
             }
-            zone = self.found[i].zone.flatMap { self.index.zonePosition($0) }.flatMap { self.places.zones[$0] }
-            json.beginFragments()
-            json.fragment("{\"age\":")
-            json.fragment(decimal: Int64(self.found[i].age))
-            if let park {
-                json.fragment(",\"description\":\"")
-                json.fragment(park.description)
-                if let zone { json.fragment(zone.description) }
-                json.fragment("\"")
-            }
-            if let distance = self.found[i].distance {
-                json.fragment(",\"distance\":")
-                json.fragment(number: distance)
-            }
-            if let park {
-                json.fragment(",")
-                json.fragment(park.member)
-            }
-            switch self.found[i].precision {
-            case .exact: json.fragment(",\"precision\":\"exact\",\"user\":{\"displayName\":")
-            case .approximate: json.fragment(",\"precision\":\"approximate\",\"user\":{\"displayName\":")
-            case .parkOnly: json.fragment(",\"precision\":\"park-only\",\"user\":{\"displayName\":")
-            }
-            json.fragment(string: self.found[i].displayName)
-            json.fragment(",\"id\":")
-            json.fragment(decimal: self.found[i].id.rawValue)
-            json.fragment(",\"username\":")
-            json.fragment(string: self.found[i].username)
-            json.fragment("}")
-            if let zone {
-                json.fragment(",")
-                json.fragment(zone.member)
-            }
-            json.fragment("}")
         }
         json.endArray()
         if let radius = self.radius { json.key("radius"); json.number(radius) }
@@ -127,35 +130,45 @@ struct NearbyResponse: Encodable, JSONWritable, Sendable {
 /// Parks' and zones' parts of the nearby answers, written once per index: the park and zone
 /// members and their words of the description, escaped, instead of looked up and escaped for
 /// every friend in every answer.
+///
+/// All of them in one array, each place's parts as ranges of it: an answer reads the array in
+/// place. An array per part cost every friend written two reference counts, taken and dropped on
+/// arrays that both event loops' answers share.
 final class PlaceFragments: Sendable {
     struct Place: Sendable {
         /// The whole member: `"park":{"id":…,"name":…}` or `"zone":{"id":…,"kind":…,"name":…}`.
-        let member: [UInt8]
+        let member: Range<Int>
         /// Its words of the description, escaped: `at <park>`, or `, at <ride>` (`, in <land>`).
-        let description: [UInt8]
+        let description: Range<Int>
     }
 
+    /// Every place's parts, one after another.
+    let bytes: [UInt8]
     let parks: [ParkID: Place]
     /// By the zone's position in the index (``FenceIndex/zonePosition(_:)``).
     let zones: [Place?]
 
     init(_ index: FenceIndex) {
+        var bytes: [UInt8] = []
         var parks: [ParkID: Place] = [:]
         for id in index.parkIDs {
             guard let park = index.park(id) else { continue }
-            parks[id] = Self.place("park", id: id.rawValue, kind: nil, name: park.name, words: "at ")
+            parks[id] = Self.place("park", id: id.rawValue, kind: nil, name: park.name, words: "at ", into: &bytes)
         }
         var zones = [Place?](repeating: nil, count: index.zoneCount)
         for id in index.zoneIDs {
             guard let zone = index.zone(id), let position = index.zonePosition(id), zones[position] == nil else { continue }
-            zones[position] = Self.place("zone", id: id.rawValue, kind: zone.kind, name: zone.name, words: zone.kind == .land ? ", in " : ", at ")
+            zones[position] = Self.place("zone", id: id.rawValue, kind: zone.kind, name: zone.name, words: zone.kind == .land ? ", in " : ", at ",
+                                         into: &bytes)
         }
+        self.bytes = bytes
         self.parks = parks
         self.zones = zones
     }
 
-    /// `"key":{"id":…,"kind":…,"name":…}` (no kind for a park) and `words` + name, escaped.
-    private static func place(_ key: StaticString, id: String, kind: ZoneKind?, name: String, words: StaticString) -> Place {
+    /// Appends `"key":{"id":…,"kind":…,"name":…}` (no kind for a park) and `words` + name, escaped,
+    /// to `bytes`: where they are.
+    private static func place(_ key: StaticString, id: String, kind: ZoneKind?, name: String, words: StaticString, into bytes: inout [UInt8]) -> Place {
         var member = JSONWriter(capacity: 64)
         member.key(key); member.beginObject()
         member.key("id"); member.string(id)
@@ -165,6 +178,10 @@ final class PlaceFragments: Sendable {
         var description = JSONWriter(capacity: 64)
         description.stringContent(words)
         description.stringContent(name)
-        return Place(member: member.bytes, description: description.bytes)
+        let start = bytes.count
+        bytes.append(contentsOf: member.bytes)
+        let middle = bytes.count
+        bytes.append(contentsOf: description.bytes)
+        return Place(member: start..<middle, description: middle..<bytes.count)
     }
 }
