@@ -119,8 +119,8 @@ struct JSONWriter: ~Copyable {
     }
 
     /// JSON text written before (another writer's ``bytes``), as it is, read in place.
-    mutating func fragment(_ written: UnsafeBufferPointer<UInt8>) {
-        self.out.append(contentsOf: written)
+    mutating func fragment(_ written: Slice<UnsafeBufferPointer<UInt8>>) {
+        self.out.append(contentsOf: UnsafeBufferPointer(rebasing: written))
     }
 
     /// A string, quoted and escaped.

@@ -88,8 +88,8 @@ struct NearbyResponse: Encodable, JSONWritable, Sendable {
                 json.fragment(decimal: Int64(self.found[i].age))
                 if let park {
                     json.fragment(",\"description\":\"")
-                    json.fragment(UnsafeBufferPointer(rebasing: parts[park.description]))
-                    if let zone { json.fragment(UnsafeBufferPointer(rebasing: parts[zone.description])) }
+                    json.fragment(parts[park.description])
+                    if let zone { json.fragment(parts[zone.description]) }
                     json.fragment("\"")
                 }
                 if let distance = self.found[i].distance {
@@ -98,7 +98,7 @@ struct NearbyResponse: Encodable, JSONWritable, Sendable {
                 }
                 if let park {
                     json.fragment(",")
-                    json.fragment(UnsafeBufferPointer(rebasing: parts[park.member]))
+                    json.fragment(parts[park.member])
                 }
                 switch self.found[i].precision {
                 case .exact: json.fragment(",\"precision\":\"exact\",\"user\":{\"displayName\":")
@@ -113,7 +113,7 @@ struct NearbyResponse: Encodable, JSONWritable, Sendable {
                 json.fragment("}")
                 if let zone {
                     json.fragment(",")
-                    json.fragment(UnsafeBufferPointer(rebasing: parts[zone.member]))
+                    json.fragment(parts[zone.member])
                 }
                 json.fragment("}")
             }
