@@ -216,9 +216,8 @@ struct PersonStatesTests {
         try await t.store.bulkLoad(users: users, friendships: [])
         let people = Dictionary(uniqueKeysWithValues: try await t.store.personStates().map { ($0.id.rawValue, $0.zones) })
         for (i, expected) in zones.enumerated() { #expect(people[Int64(i + 1)] == Set(expected)) }
-        func storage(_ zones: Set<ZoneID>?) -> UInt? { zones.map { withUnsafeBytes(of: $0) { $0.load(as: UInt.self) } } }
-        #expect(storage(people[1]) == storage(people[2]))
-        #expect(storage(people[1]) == storage(people[5]))
-        #expect(storage(people[1]) != storage(people[3]))
+        #expect(try #require(people[1]).isSameCopy(as: try #require(people[2])))
+        #expect(try #require(people[1]).isSameCopy(as: try #require(people[5])))
+        #expect(try !#require(people[1]).isSameCopy(as: try #require(people[3])))
     }
 }

@@ -27,3 +27,12 @@ public struct ZoneSets: Sendable {
         return zones
     }
 }
+
+extension Set<ZoneID> {
+    /// Whether the two are one copy, as ``ZoneSets`` hands them out (the same storage, not only
+    /// equal): what the package's tests check sharing by.
+    package func isSameCopy(as other: Set<ZoneID>) -> Bool {
+        // A set is one reference to its storage.
+        withUnsafeBytes(of: self) { a in withUnsafeBytes(of: other) { b in a.elementsEqual(b) } }
+    }
+}
