@@ -226,11 +226,13 @@ struct FastLaneTests {
     }
 
     /// The rate limit is the route's: the fast lane refuses with the same 429 and `Retry-After`.
+    /// The clock stands still, so both waits are whole seconds however slowly the tests run (on
+    /// the wall clock, a second between dan's two queries made his wait 999 s to ann's 1000 s).
     @Test func refusesTooManyNearbyQueriesAsTheRouterDoes() async throws {
         var location = LocationPolicy()
         location.nearbyRequestBurst = 1
         location.nearbyRequestsPerSecond = 0.001
-        let s = try await TestService(location: location)
+        let s = try await TestService(location: location, clock: TestClock())
         defer { s.remove() }
         try await s.app().test(.router) { router in
             let ann = try await router.register("ann")
