@@ -83,10 +83,11 @@ struct LiveTests {
     @Test func aWaitReportReachesTheParksConnectedVisitorsOnly() async throws {
         var location = LocationPolicy()
         location.liveHeartbeat = .milliseconds(200)
-        let s = try await TestService(location: location)
+        // The queuers' fixes are stamped by this clock, and the service judges their freshness by it.
+        let clock = TestClock()
+        let s = try await TestService(location: location, clock: clock)
         defer { s.remove() }
         try await s.app().test(.live) { client in
-            let clock = TestClock()
             let ann = try await WaitAPITests.queuer("ann", client, at: clock, offset: 10)
             let carl = try await WaitAPITests.queuer("carl", client, at: clock, offset: 20)
             let dora = try await client.register("dora")
@@ -132,9 +133,9 @@ struct LiveTests {
         let live = s.service.live
         let (_, stream) = live.subscribeForTesting(UserID(1))
         #expect(live.connectionCount == 1)
-        let start = ContinuousClock.now
+        // Never waiting is shown by what follows, not by a time (the host can stall any thread):
+        // the sends return with the consumer not reading, it is dropped, and it got only its buffer.
         for i in 0..<(Live.bufferLimit * 4) { live.sendForTesting("message \(i)", to: UserID(1)) }
-        #expect(ContinuousClock.now - start < .seconds(1))
         #expect(live.connectionCount == 0)
         var delivered = 0
         for await _ in stream { delivered += 1 }

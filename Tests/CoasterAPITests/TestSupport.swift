@@ -24,6 +24,10 @@ struct TestService {
             host: "127.0.0.1", port: port, databasePath: self.directory.appendingPathComponent("api.sqlite").path,
             seedParksDirectory: Self.repoRoot.appendingPathComponent("data/parks").path, accounts: accounts, location: location)
         if let clock { configuration.now = { clock.now() } }
+        // Connections are not closed as idle while a test task waits its turn for a thread (the
+        // default, 30 s, is within what a full test run has made one wait); the idle-timeout
+        // tests set their own.
+        configuration.idleTimeout = .seconds(300)
         self.configuration = configuration
         self.service = try await Service.open(self.configuration, logger: Logger(label: "test"))
     }

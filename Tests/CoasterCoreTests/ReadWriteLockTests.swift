@@ -1,12 +1,21 @@
 import CoasterCore
 import Dispatch
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
 import Testing
 
+/// Each side runs on a thread of its own: on Dispatch's shared pool a side could wait seconds for a
+/// worker while other tests hold them, and the readers' wait for each other would run out.
 @Suite("Read-write lock")
 struct ReadWriteLockTests {
+    /// Runs `work` on a new thread, in `group`.
+    static func spawn(_ group: DispatchGroup, _ work: @escaping @Sendable () -> Void) {
+        group.enter()
+        Thread { work(); group.leave() }.start()
+    }
+
     /// Two readers are inside at once: the first waits, inside, for the second to come in, which
     /// a mutex would never let it do (the wait would run out).
     @Test func readersShareIt() {
@@ -14,14 +23,14 @@ struct ReadWriteLockTests {
         let firstIn = DispatchSemaphore(value: 0), secondIn = DispatchSemaphore(value: 0)
         let met = ReadWriteLock(false)
         let group = DispatchGroup()
-        DispatchQueue.global().async(group: group) {
+        Self.spawn(group) {
             lock.read { _ in
                 firstIn.signal()
                 let arrived = secondIn.wait(timeout: .now() + 10) == .success
                 met.write { $0 = arrived }
             }
         }
-        DispatchQueue.global().async(group: group) {
+        Self.spawn(group) {
             firstIn.wait()
             lock.read { _ in secondIn.signal() }
         }
@@ -37,7 +46,7 @@ struct ReadWriteLockTests {
         let torn = ReadWriteLock(0)
         let group = DispatchGroup()
         for worker in 0..<4 {
-            DispatchQueue.global().async(group: group) {
+            Self.spawn(group) {
                 for i in 0..<4_000 {
                     if worker % 2 == 0 {
                         lock.write { pair in
