@@ -66,7 +66,7 @@ public struct Service: Sendable {
         let index = try await fences.reload()
         logger.info("fences loaded", metadata: ["parks": "\(index.parkCount)", "zones": "\(index.zoneCount)", "vertices": "\(index.vertexCount)"])
         let sessions = Sessions(store: store, policy: configuration.accounts, now: now)
-        let people = People(store: store)
+        let people = People(store: store, fences: fences)
         try await people.load()
         logger.info("people loaded", metadata: ["users": "\(people.count)"])
         let location = configuration.location

@@ -93,13 +93,15 @@ struct Engine: ParsableCommand {
                 let askers = (0..<10_000).map { _ in ids.randomElement(using: &g)! }
                 // Each with the zones their fix lies inside, as the fix pipeline records them on
                 // the server: the named answer ranks them and names the most specific. Equal sets
-                // are one set, as the server's directory keeps them (`ZoneSets`). Set in place:
-                // changed copies would be a second record of everyone beside the world's.
+                // are one set, as the server's directory keeps them (`ZoneSets`), and marked with
+                // the most specific in the index (`People` marks them). Set in place: changed
+                // copies would be a second record of everyone beside the world's.
                 var zoneSets = ZoneSets()
                 for id in ids {
                     guard let fix = w.people[id]?.latest else { continue }
                     let hits = index.locate(fix.position, accuracy: fix.accuracy).flatMap(\.zones)
                     w.people[id]?.zones = zoneSets.shared(Set(hits.filter { $0.containment == .inside }.map(\.id)))
+                    w.people[id]?.markZones(in: index)
                 }
                 let people = ids.map { w.people[$0]! }
                 // The service's directory (`PersonDirectory`); each call applies the rules to the

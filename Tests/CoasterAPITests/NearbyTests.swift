@@ -72,6 +72,31 @@ struct NearbyTests {
         }
     }
 
+    /// The directory marks each person's zones with the most specific one in the fence index in
+    /// force (`ZoneMark`), whether they came with a fix, a reload or the load at start: a mark
+    /// made with another index would be worked out again on every answer naming them.
+    @Test func peoplesZonesAreMarkedInTheIndexInForce() async throws {
+        let clock = TestClock()
+        try await TestService.withService(clock: clock) { s, client in
+            let ann = try await client.register("ann")
+            let bob = try await client.register("bob")
+            _ = try await client.postFixes([fixJSON(Self.station.lat, Self.station.lon, accuracy: 5, at: clock.now())], as: ann)
+            let index = s.service.fences.index
+            func person(_ user: TestUser) throws -> PersonState { try #require(s.service.people.person(UserID(user.id))) }
+            #expect(try !person(ann).zones.isEmpty)
+            #expect(try person(ann).zonesAreMarked(in: index))
+            #expect(try person(bob).zonesAreMarked(in: index))
+            try await s.service.people.refresh(UserID(ann.id))
+            #expect(try person(ann).zonesAreMarked(in: index))
+            try await s.service.people.load()
+            #expect(try person(ann).zonesAreMarked(in: index))
+            #expect(try person(ann).mostSpecificZone(in: index).map(index.zoneID(at:)) == "cedar-point.millennium-force")
+            // An index made since (a park import) finds no mark of its own.
+            let replaced = try await s.service.fences.reload()
+            #expect(try !person(ann).zonesAreMarked(in: replaced))
+        }
+    }
+
     @Test func pendingRequestsAndStaleLocationsShowNothing() async throws {
         let clock = TestClock()
         try await TestService.withService(clock: clock) { _, client in

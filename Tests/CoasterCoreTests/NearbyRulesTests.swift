@@ -188,6 +188,8 @@ struct NearbyRulesTests {
         let station = Coordinate(lat: 41.481656, lon: -82.688132)
         let index = FenceIndexTests.index
         let zones = index.zoneIDs
+        // Zones marked in an index since replaced, whose kinds and positions differ.
+        let replaced = try Self.replacedIndex()
         let parks: [ParkID] = ["cedar-point", "kings-island", "six-flags"]
         let rules = NearbyRules()
         var shown: [Precision: Int] = [:]
@@ -215,9 +217,16 @@ struct NearbyRulesTests {
                     overrides[UserID(999)] = SharingOverride(hidden: true)  // someone else's
                 }
                 let sharing = SharingSettings(ghost: ghost, precision: Precision.allCases.randomElement(using: &g)!, overrides: overrides)
-                return PersonState(id: id, username: "p\(Int.random(in: 0..<1_000, using: &g))-\(id.rawValue)", displayName: "P",
-                                   latest: latest, zones: Set(zones.shuffled(using: &g).prefix(Int.random(in: 0...3, using: &g))),
-                                   visits: visits, sharing: sharing, friends: [viewerID])
+                var person = PersonState(id: id, username: "p\(Int.random(in: 0..<1_000, using: &g))-\(id.rawValue)", displayName: "P",
+                                         latest: latest, zones: Set(zones.shuffled(using: &g).prefix(Int.random(in: 0...3, using: &g))),
+                                         visits: visits, sharing: sharing, friends: [viewerID])
+                // Zones marked in the index in force, in one replaced since, or not at all.
+                switch Int.random(in: 0..<3, using: &g) {
+                case 0: person.markZones(in: index)
+                case 1: person.markZones(in: replaced)
+                default: break
+                }
+                return person
             }
             var viewer = randomPerson(viewerID)
             viewer.latest = AcceptedFix(position: station, accuracy: 5, recordedAt: now.addingTimeInterval(-60))
@@ -266,6 +275,52 @@ struct NearbyRulesTests {
         }
         // The mix reached every kind of answer.
         #expect(Precision.allCases.allSatisfy { shown[$0, default: 0] >= 30 }, "\(shown)")
+    }
+
+    /// The test parks' index as a park import might replace it: the same zones in the opposite
+    /// order, each of another kind.
+    static func replacedIndex() throws -> FenceIndex {
+        let kinds: [ZoneKind: ZoneKind] = [.ride: .land, .queue: .poi, .poi: .ride, .land: .queue]
+        let zones = FenceIndexTests.parks.flatMap(\.zones).reversed().map { zone in
+            var zone = zone
+            zone.kind = kinds[zone.kind]!
+            return zone
+        }
+        return try FenceIndex(parks: FenceIndexTests.parks.map(\.park), zones: zones, replicas: 1)
+    }
+
+    /// A person's zones marked in an index name their most specific zone in that index, read
+    /// from the mark; in any other index they are ranked again; changed, they lose the mark.
+    @Test func zoneMarksHoldForTheirIndexOnly() throws {
+        let index = FenceIndexTests.index, replaced = try Self.replacedIndex()
+        let ride: ZoneID = "cedar-point.millennium-force"
+        let land = try #require(index.zoneIDs.first { id in index.zone(id)?.kind == .land && index.zone(id)?.park == "cedar-point" })
+        var person = PersonState(id: UserID(1), username: "ann", displayName: "Ann", zones: [ride, land])
+        #expect(person.mostSpecificZone(in: index).map(index.zoneID(at:)) == ride)
+        // Ranked again in the replaced index, where the ride is a land and the land a queue.
+        #expect(person.mostSpecificZone(in: replaced).map(replaced.zoneID(at:)) == land)
+        person.markZones(in: index)
+        #expect(person.mostSpecificZone(in: index) == index.zonePosition(ride))
+        #expect(person.mostSpecificZone(in: replaced) == replaced.zonePosition(land))
+        person.markZones(in: replaced)
+        #expect(person.mostSpecificZone(in: replaced) == replaced.zonePosition(land))
+        #expect(person.mostSpecificZone(in: index) == index.zonePosition(ride))
+        // Changing the zones drops the mark, in place or in a copy.
+        person.markZones(in: index)
+        var moved = person
+        moved.zones = [land]
+        #expect(moved.mostSpecificZone(in: index) == index.zonePosition(land))
+        #expect(person.mostSpecificZone(in: index) == index.zonePosition(ride))
+        moved.markZones(in: index)
+        moved.zones.insert(ride)
+        #expect(moved.mostSpecificZone(in: index) == index.zonePosition(ride))
+        // None of the zones known: no zone, marked or not.
+        var lost = PersonState(id: UserID(2), username: "bo", displayName: "Bo", zones: ["nowhere.ride"])
+        #expect(lost.mostSpecificZone(in: index) == nil)
+        lost.markZones(in: index)
+        #expect(lost.mostSpecificZone(in: index) == nil)
+        // Marks are not part of who a person is.
+        #expect(person == PersonState(id: UserID(1), username: "ann", displayName: "Ann", zones: [ride, land]))
     }
 
     /// People nearby lists discoverable strangers visiting the viewer's park, measured to their

@@ -27,6 +27,12 @@ public final class People: Sendable {
             }
         }
 
+        /// Gives `person` the copy of `zones` kept here, marked in `index`.
+        mutating func place(_ person: inout PersonState, in zones: Set<ZoneID>, index: FenceIndex) {
+            person.zones = self.zoneSets.shared(zones)
+            person.markZones(in: index)
+        }
+
         mutating func put(_ person: PersonState) {
             if let old = self.byID[person.id] {
                 for (park, _) in old.openVisits { self.visitors[park]?.remove(person.id) }
@@ -39,14 +45,22 @@ public final class People: Sendable {
     /// Read by every nearby query, on both event loops at once; changed by fix batches and reloads.
     private let book = ReadWriteLock(Book())
     private let store: Store
+    /// Whose index people's zones are marked in (``PersonState/markZones(in:)``): the one in force
+    /// when they were loaded or moved. After a park import the marks are stale and nearby answers
+    /// walk the zones again, until each person's next fix or reload.
+    private let fences: Fences
 
-    public init(store: Store) {
+    public init(store: Store, fences: Fences) {
         self.store = store
+        self.fences = fences
     }
 
     /// Loads every user from the store.
     public func load() async throws {
-        let everyone = try await self.store.personStates()
+        var everyone = try await self.store.personStates()
+        let index = self.fences.index
+        // In place: each record is the array's alone, so marking it copies nothing.
+        for i in everyone.indices { everyone[i].markZones(in: index) }
         self.book.write { book in
             book = Book(everyone)
         }
@@ -55,9 +69,10 @@ public final class People: Sendable {
     /// Reloads the given users from the store after a change that touched them.
     public func refresh(_ ids: UserID...) async throws {
         let fresh = try await self.store.personStates(only: ids)
+        let index = self.fences.index
         self.book.write { book in
             for var person in fresh {
-                person.zones = book.zoneSets.shared(person.zones)
+                book.place(&person, in: person.zones, index: index)
                 book.put(person)
             }
         }
@@ -65,11 +80,12 @@ public final class People: Sendable {
 
     /// Applies what a fix batch wrote for `user`, if the directory holds them.
     func apply(_ user: UserID, _ batch: FixBatch) {
+        let index = self.fences.index
         self.book.write { book in
             guard var person = book.byID[user] else { return }
             person.latest = batch.state.latest
-            person.zones = book.zoneSets.shared(batch.state.zones)
             person.visits = batch.visits
+            book.place(&person, in: batch.state.zones, index: index)
             book.put(person)
         }
     }

@@ -121,8 +121,10 @@ public final class FenceIndex: Sendable {
 
     private let replicas: [Slot]
     private let nextReplica = Atomic<Int>(0)
-    /// Tells this index's ``FenceMatches`` from another's (an index is swapped after each import).
-    private let generation: Int
+    /// Tells this index from every other made in this process, 1 and up: its ``FenceMatches`` from
+    /// another's, and a ``ZoneMark`` made with it from one made with another (an index is swapped
+    /// after each import).
+    public let generation: Int
     private static let generations = Atomic<Int>(0)
     public let vertexCount: Int
     /// Whether to test the centre first and the accuracy circle only near a boundary (the answer
@@ -203,6 +205,33 @@ public final class FenceIndex: Sendable {
     /// what answers say of each zone, read without hashing its id again.
     public func zonePosition(_ id: ZoneID) -> Int? {
         self.zoneByID.position(of: id.rawValue)
+    }
+
+    /// The id of the zone at `position` in ``zoneIDs``.
+    public func zoneID(at position: Int) -> ZoneID {
+        self.zoneEntries[position].id
+    }
+
+    /// The position (``zonePosition(_:)``) of the most specific of `zones` this index knows, the
+    /// one an answer names a person's place by: a ride, then a queue, then a point of interest,
+    /// then a land, the smallest id among equals; `nil` if it knows none of them.
+    public func mostSpecificZone(among zones: Set<ZoneID>) -> Int? {
+        func rank(_ kind: ZoneKind) -> Int {
+            switch kind {
+            case .ride: 0
+            case .queue: 1
+            case .poi: 2
+            case .land: 3
+            }
+        }
+        var best: (rank: Int, id: ZoneID, position: Int)?
+        for id in zones {
+            guard let position = self.zonePosition(id) else { continue }
+            let r = rank(self.zoneKinds[position])
+            if let b = best, (b.rank, b.id) <= (r, id) { continue }
+            best = (r, id, position)
+        }
+        return best?.position
     }
 
     /// What the index knows of one park, or `nil`.
