@@ -441,8 +441,10 @@ struct PersonDirectoryTests {
         for id in ids { directory[UserID(id)] = Self.person(id) }
         #expect(directory.count == ids.count)
         for id in ids { #expect(directory[UserID(id)]?.username == "u\(id)") }
+        for id in ids { #expect(directory.contains(UserID(id))) }
         #expect(directory[UserID(4)] == nil)
         #expect(directory[UserID(6_000_000_000)] == nil)
+        for id: Int64 in [4, 1_001, 6_000_000_000, -8] { #expect(!directory.contains(UserID(id))) }
         // Replacing does not count twice; removing does count.
         directory[UserID(2)] = Self.person(2)
         directory[UserID(5_000_000_000)] = nil
@@ -451,6 +453,7 @@ struct PersonDirectoryTests {
         #expect(directory.count == ids.count - 2)
         #expect(directory[UserID(5_000_000_000)] == nil)
         #expect(directory[UserID(3)] == nil)
+        #expect(!directory.contains(UserID(5_000_000_000)) && !directory.contains(UserID(3)) && directory.contains(UserID(2)))
     }
 
     @Test func anIdLeavesTheSideTableWhenThePopulationGrowsPastIt() {

@@ -126,7 +126,7 @@ public final class People: Sendable {
 
     /// Whether the directory holds `id` now.
     func holds(_ id: UserID) -> Bool {
-        self.book.read { $0.byID[id] != nil }
+        self.book.read { $0.byID.contains(id) }
     }
 
     /// Everyone with an open visit to any of `parks`.

@@ -143,6 +143,14 @@ public struct PersonDirectory: Sendable {
         return MutualFriends(viewer: person, mutual: friends)
     }
 
+    /// Whether the directory holds `id`: their card says so, without the reference count that
+    /// copying their record out (``subscript(_:)``) takes and drops.
+    public func contains(_ id: UserID) -> Bool {
+        let i = Int(id.rawValue)
+        if i >= 0, i < self.cards.count, self.cards[i].isSomeone { return true }
+        return !self.sparse.isEmpty && self.sparse[id] != nil
+    }
+
     /// Calls `body` with the person with `id` and their mutual, unblocked friends read in place:
     /// no snapshot, and no reference count taken on any friend (a snapshot's counts were a fifth
     /// of a nearby query). `nil` without calling `body` if there is no such person. The directory
