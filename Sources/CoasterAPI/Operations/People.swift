@@ -45,8 +45,8 @@ public final class People: Sendable {
     /// Read by every nearby query, on both event loops at once; changed by fix batches and reloads.
     private let book = ReadWriteLock(Book())
     private let store: Store
-    /// Whose index people's zones are marked in (``PersonState/markZones(in:)``): the one in force
-    /// when they were loaded or moved. After a park import the marks are stale and nearby answers
+    /// Their index in force when people are loaded or move is the one their zones are marked in
+    /// (``PersonState/markZones(in:)``). After a park import the marks are stale and nearby answers
     /// walk the zones again, until each person's next fix or reload.
     private let fences: Fences
 

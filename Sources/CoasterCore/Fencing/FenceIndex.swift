@@ -195,12 +195,6 @@ public final class FenceIndex: Sendable {
         return (self.parkEntries[entry.park].id, entry.kind, entry.name, entry.ride)
     }
 
-    /// A zone's kind alone, or `nil`: what ranks friends' zones on the nearby path, without the
-    /// strings ``zone(_:)`` hands out (a reference count each).
-    public func zoneKind(_ id: ZoneID) -> ZoneKind? {
-        self.zonePosition(id).map { self.zoneKinds[$0] }
-    }
-
     /// The zone's position in ``zoneIDs``, or `nil` if the index has no such zone: for tables of
     /// what answers say of each zone, read without hashing its id again.
     public func zonePosition(_ id: ZoneID) -> Int? {
