@@ -100,8 +100,8 @@ struct Engine: ParsableCommand {
                 for id in ids {
                     guard let fix = w.people[id]?.latest else { continue }
                     let hits = index.locate(fix.position, accuracy: fix.accuracy).flatMap(\.zones)
-                    w.people[id]?.zones = zoneSets.shared(Set(hits.filter { $0.containment == .inside }.map(\.id)))
-                    w.people[id]?.markZones(in: index)
+                    let zones = Set(hits.filter { $0.containment == .inside }.map(\.id))
+                    if w.people[id] != nil { zoneSets.place(&w.people[id]!, in: zones, index: index) }
                 }
                 let people = ids.map { w.people[$0]! }
                 // The service's directory (`PersonDirectory`); each call applies the rules to the

@@ -18,19 +18,16 @@ public final class People: Sendable {
 
         init() {}
 
-        init(_ everyone: [PersonState]) {
+        /// Everyone, their zones the copies kept here (the store shares a load's sets already, so
+        /// they become those copies), marked in `index`.
+        init(_ everyone: [PersonState], index: FenceIndex) {
+            var everyone = everyone
+            // In place: each record is the array's alone, so placing it copies nothing.
+            for i in everyone.indices { self.zoneSets.place(&everyone[i], in: everyone[i].zones, index: index) }
             self.byID = PersonDirectory(everyone)
             for person in everyone {
                 for (park, _) in person.openVisits { self.visitors[park, default: []].insert(person.id) }
-                // The store shares a load's sets already; they become the copies kept.
-                _ = self.zoneSets.shared(person.zones)
             }
-        }
-
-        /// Gives `person` the copy of `zones` kept here, marked in `index`.
-        mutating func place(_ person: inout PersonState, in zones: Set<ZoneID>, index: FenceIndex) {
-            person.zones = self.zoneSets.shared(zones)
-            person.markZones(in: index)
         }
 
         mutating func put(_ person: PersonState) {
@@ -57,13 +54,9 @@ public final class People: Sendable {
 
     /// Loads every user from the store.
     public func load() async throws {
-        var everyone = try await self.store.personStates()
-        let index = self.fences.index
-        // In place: each record is the array's alone, so marking it copies nothing.
-        for i in everyone.indices { everyone[i].markZones(in: index) }
-        self.book.write { book in
-            book = Book(everyone)
-        }
+        let everyone = try await self.store.personStates()
+        let book = Book(everyone, index: self.fences.index)
+        self.book.write { $0 = book }
     }
 
     /// Reloads the given users from the store after a change that touched them.
@@ -72,7 +65,7 @@ public final class People: Sendable {
         let index = self.fences.index
         self.book.write { book in
             for var person in fresh {
-                book.place(&person, in: person.zones, index: index)
+                book.zoneSets.place(&person, in: person.zones, index: index)
                 book.put(person)
             }
         }
@@ -85,7 +78,7 @@ public final class People: Sendable {
             guard var person = book.byID[user] else { return }
             person.latest = batch.state.latest
             person.visits = batch.visits
-            book.place(&person, in: batch.state.zones, index: index)
+            book.zoneSets.place(&person, in: batch.state.zones, index: index)
             book.put(person)
         }
     }

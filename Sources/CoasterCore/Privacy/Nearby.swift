@@ -88,6 +88,14 @@ public struct PersonState: Hashable, Sendable {
         self.update { $0.zoneMark = ZoneMark($0.zones, in: index) }
     }
 
+    /// Sets the zones with their mark, which must be theirs (``ZoneSets`` keeps them together).
+    mutating func setZones(_ zones: Set<ZoneID>, mark: ZoneMark) {
+        self.update {
+            $0.zones = zones
+            $0.zoneMark = mark
+        }
+    }
+
     /// The position in `index` of the most specific of the zones (``FenceIndex/mostSpecificZone(among:)``):
     /// read from their mark if it was made with `index`, else worked out.
     @inline(__always)
@@ -206,6 +214,11 @@ public struct ZoneMark: Hashable, Sendable {
 
     /// The zone's position if this mark was made with `index`: `.some(nil)` for none of the
     /// zones, `nil` for a mark made with another index (or no mark).
+    /// Whether this mark was made with `index`.
+    func isMade(with index: FenceIndex) -> Bool {
+        self.generation == Self.generation(of: index)
+    }
+
     @inline(__always)
     func position(in index: FenceIndex) -> Int?? {
         guard self.generation == Self.generation(of: index) else { return nil }
