@@ -29,15 +29,33 @@ struct JSONWriterTests {
         let index = Self.cedarPoint.index
         for (lat, lon, accuracy) in [(41.481656, -82.688132, 5.0), (41.4822, -82.6835, 10), (41.4561, -82.7117, 0), (41.48, -82.68, 0.25)] {
             let position = Coordinate(lat: lat, lon: lon)
-            try self.agree(LocateResponse(position: position, accuracy: accuracy, hits: index.locate(position, accuracy: accuracy)))
+            try self.agree(LocateResponse(position: position, accuracy: accuracy, index: index))
         }
-        // Names that need escaping, a zone without a ride, fractions and negative zero.
-        let hits = [ParkHit(id: "p", name: "Quote \" back\\slash\ttab\nnewline \u{1}ctl / slash ünïcödé 🎢", containment: .uncertain, zones: [
-            ZoneHit(id: "p.a", kind: .land, name: "Land", ride: nil, containment: .inside),
-            ZoneHit(id: "p.b", kind: .ride, name: "Ride", ride: "p.b", containment: .uncertain),
-        ])]
-        try self.agree(LocateResponse(position: Coordinate(lat: -0.0, lon: 179.999999), accuracy: 1e-3, hits: hits))
-        try self.agree(LocateResponse(position: Coordinate(lat: 12.5, lon: -1e-7), accuracy: 5_000, hits: []))
+        // Names that need escaping, a land and a ride zone (the land without a ride), both crossed
+        // by the circle; fractions and negative zero; nothing found.
+        func square(_ minLon: Double, _ minLat: Double, _ size: Double) -> MultiPolygon {
+            let ring = [Coordinate(lat: minLat, lon: minLon), Coordinate(lat: minLat, lon: minLon + size),
+                        Coordinate(lat: minLat + size, lon: minLon + size), Coordinate(lat: minLat + size, lon: minLon),
+                        Coordinate(lat: minLat, lon: minLon)]
+            return MultiPolygon(polygons: [Polygon(rings: [ring])])
+        }
+        let odd = Park(id: "p", name: "Quote \" back\\slash\ttab\nnewline \u{1}ctl / slash ünïcödé 🎢", timeZone: "UTC", attribution: nil,
+                       boundary: square(0, 0, 0.01))
+        let zones = [Zone(id: "p.a", park: "p", kind: .land, name: "Land \"A\"", ride: nil, area: square(0.004, 0.004, 0.002)),
+                     Zone(id: "p.b", park: "p", kind: .ride, name: "Ride", ride: "p.b", area: square(0.006, 0.004, 0.002))]
+        let oddIndex = try FenceIndex(parks: [odd], zones: zones, replicas: 1)
+        let crossing = LocateResponse(position: Coordinate(lat: 0.005, lon: 0.0059), accuracy: 20, index: oddIndex)
+        #expect(oddIndex.hits(crossing.matches).first?.zones.map(\.id) == ["p.a", "p.b"])
+        try self.agree(crossing)
+        try self.agree(LocateResponse(position: Coordinate(lat: 0.005, lon: 0.005), accuracy: 0, index: oddIndex))
+        try self.agree(LocateResponse(position: Coordinate(lat: -0.0, lon: 179.999999), accuracy: 1e-3, index: oddIndex))
+        try self.agree(LocateResponse(position: Coordinate(lat: 12.5, lon: -1e-7), accuracy: 5_000, index: index))
+        // Two parks in one answer: each park's zones close before the next park opens.
+        let twoParks = try FenceIndex(parks: [odd, Park(id: "q", name: "Q", timeZone: "UTC", attribution: nil, boundary: square(0.004, 0.004, 0.004))],
+                                      zones: zones, replicas: 1)
+        let both = LocateResponse(position: Coordinate(lat: 0.005, lon: 0.0059), accuracy: 20, index: twoParks)
+        #expect(twoParks.hits(both.matches).map(\.id) == ["p", "q"] || twoParks.hits(both.matches).map(\.id) == ["q", "p"])
+        try self.agree(both)
     }
 
     @Test func fixAnswersAgree() throws {

@@ -48,11 +48,11 @@ struct ParksController {
 
     /// Answers from the in-memory index only: no database round trip on this path.
     @Sendable func locate(_ request: Request, context: AppRequestContext) async throws -> LocateResponse {
-        try Self.locate(request.uri.queryParameters, index: self.fences.index)
+        try Self.locate(request.uri.queryParameters, in: self.fences.indexAndPlaces)
     }
 
     /// The answer to `GET /v1/locate` with this query: the route's and the fast lane's.
-    static func locate(_ query: some QueryLookup, index: FenceIndex) throws -> LocateResponse {
+    static func locate(_ query: some QueryLookup, in fences: (index: FenceIndex, places: PlaceFragments)) throws -> LocateResponse {
         let lat = try query.requiredNumber("lat")
         let lon = try query.requiredNumber("lon")
         let accuracy = try query.optionalNumber("accuracy") ?? 0
@@ -65,7 +65,8 @@ struct ParksController {
         guard (0...FenceIndex.maximumAccuracy).contains(accuracy) else {
             throw Problem.invalidParameter("accuracy", "accuracy is a radius in metres, 0…\(Int(FenceIndex.maximumAccuracy))")
         }
-        return LocateResponse(position: position, accuracy: accuracy, hits: index.locate(position, accuracy: accuracy))
+        return LocateResponse(position: position, accuracy: accuracy, matches: fences.index.matches(position, accuracy: accuracy),
+                              index: fences.index, places: fences.places)
     }
 
     static func parkID(_ context: AppRequestContext) throws -> ParkID {

@@ -8,7 +8,7 @@ import Logging
 import NIOCore
 
 /// The routes the fast lane answers on the event loop, and how: each runs the same code as its
-/// route in the router (``ParksController/locate(_:index:)``,
+/// route in the router (``ParksController/locate(_:in:)``,
 /// ``NearbyController/friendsNearby(of:query:)``, ``FixRecorder``), with the router's
 /// authentication and metrics, and says `nil` — the router's, untouched — for whatever would need
 /// to wait: a token the session cache cannot vouch for, a caller the directory does not hold yet.
@@ -65,7 +65,7 @@ struct FastRoutes: Sendable {
         case "/v1/locate":
             guard self.caller(headers.authorization) != nil else { return nil }
             return self.run("/v1/locate") {
-                try ParksController.locate(uri.queryParameters, index: self.fences.index).jsonBuffer
+                try ParksController.locate(uri.queryParameters, in: self.fences.indexAndPlaces).jsonBuffer
             }
         case "/v1/friends/nearby":
             guard let me = self.caller(headers.authorization) else { return nil }

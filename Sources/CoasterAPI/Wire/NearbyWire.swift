@@ -147,6 +147,12 @@ final class PlaceFragments: Sendable {
     let parks: [ParkID: Place]
     /// By the zone's position in the index (``FenceIndex/zonePosition(_:)``).
     let zones: [Place?]
+    /// Each park's members in a locate answer after its containment, by its position in the
+    /// index's ``FenceIndex/parkIDs``: `"id":…,"name":…,"zones":[`.
+    let locatedParks: [Range<Int>]
+    /// Each zone's members in a locate answer after its containment, and the end of its object,
+    /// by its position in ``FenceIndex/zoneIDs``: `"id":…,"kind":…,"name":…,"ride":…}`.
+    let locatedZones: [Range<Int>]
 
     init(_ index: FenceIndex) {
         var bytes: [UInt8] = []
@@ -161,9 +167,39 @@ final class PlaceFragments: Sendable {
             zones[position] = Self.place("zone", id: id.rawValue, kind: zone.kind, name: zone.name, words: zone.kind == .land ? ", in " : ", at ",
                                          into: &bytes)
         }
+        var locatedParks: [Range<Int>] = []
+        for position in 0..<index.parkCount {
+            let park = index.park(at: position)
+            var members = JSONWriter(capacity: 64)
+            members.key("id"); members.string(park.id.rawValue)
+            members.key("name"); members.string(park.name)
+            members.key("zones"); members.beginArray()
+            locatedParks.append(Self.append(members.bytes, to: &bytes))
+        }
+        var locatedZones: [Range<Int>] = []
+        for position in 0..<index.zoneCount {
+            let zone = index.zone(at: position)
+            var members = JSONWriter(capacity: 96)
+            members.key("id"); members.string(zone.id.rawValue)
+            members.key("kind"); members.string(zone.kind.rawValue)
+            members.key("name"); members.string(zone.name)
+            if let ride = zone.ride { members.key("ride"); members.string(ride.rawValue) }
+            var closed = members.bytes
+            closed.append(UInt8(ascii: "}"))
+            locatedZones.append(Self.append(closed, to: &bytes))
+        }
         self.bytes = bytes
         self.parks = parks
         self.zones = zones
+        self.locatedParks = locatedParks
+        self.locatedZones = locatedZones
+    }
+
+    /// Appends `part` to `bytes`: where it is.
+    private static func append(_ part: [UInt8], to bytes: inout [UInt8]) -> Range<Int> {
+        let start = bytes.count
+        bytes.append(contentsOf: part)
+        return start..<bytes.count
     }
 
     /// Appends `"key":{"id":…,"kind":…,"name":…}` (no kind for a park) and `words` + name, escaped,

@@ -162,14 +162,25 @@ struct LocateResponse: Encodable, JSONWritable, Sendable {
     var position: Coordinate
     /// Metres, as used (capped at the index's maximum).
     var accuracy: Double
-    /// The index's answer as it is: the route writes it straight to JSON (``write(to:)``) without
-    /// copying it into the wire types first.
-    var hits: [ParkHit]
+    /// The index's answer by places, the index that names them and its places' parts as answers
+    /// write them: the route writes the answer straight to JSON (``write(to:)``), no name, id or
+    /// array copied out of the index first.
+    let matches: FenceMatches
+    let index: FenceIndex
+    let places: PlaceFragments
 
-    init(position: Coordinate, accuracy: Double, hits: [ParkHit]) {
+    init(position: Coordinate, accuracy: Double, matches: FenceMatches, index: FenceIndex, places: PlaceFragments) {
         self.position = position
         self.accuracy = accuracy
-        self.hits = hits
+        self.matches = matches
+        self.index = index
+        self.places = places
+    }
+
+    /// Looked up in `index`, with its places written out for this answer alone (tests).
+    init(position: Coordinate, accuracy: Double, index: FenceIndex) {
+        self.init(position: position, accuracy: accuracy, matches: index.matches(position, accuracy: accuracy), index: index,
+                  places: PlaceFragments(index))
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -181,35 +192,44 @@ struct LocateResponse: Encodable, JSONWritable, Sendable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(self.position, forKey: .position)
         try container.encode(self.accuracy, forKey: .accuracy)
-        try container.encode(self.hits.map { hit in
+        try container.encode(self.index.hits(self.matches).map { hit in
             Park(id: hit.id, name: hit.name, containment: hit.containment, zones: hit.zones.map {
                 Zone(id: $0.id, kind: $0.kind, name: $0.name, ride: $0.ride, containment: $0.containment)
             })
         }, forKey: .parks)
     }
 
-    /// The same JSON as the `Encodable` conformance (sorted keys, no nulls), written directly.
+    /// The same JSON as the `Encodable` conformance (sorted keys, no nulls), written directly: each
+    /// park and zone as its containment and then its members after it, written once per index
+    /// (``PlaceFragments``).
     func write(to json: inout JSONWriter) {
         json.beginObject()
         json.key("accuracy"); json.number(self.accuracy)
         json.key("parks"); json.beginArray()
-        for park in self.hits {
-            json.beginObject()
-            json.key("containment"); json.string(park.containment.rawValue)
-            json.key("id"); json.string(park.id.rawValue)
-            json.key("name"); json.string(park.name)
-            json.key("zones"); json.beginArray()
-            for zone in park.zones {
-                json.beginObject()
-                json.key("containment"); json.string(zone.containment.rawValue)
-                json.key("id"); json.string(zone.id.rawValue)
-                json.key("kind"); json.string(zone.kind.rawValue)
-                json.key("name"); json.string(zone.name)
-                if let ride = zone.ride { json.key("ride"); json.string(ride.rawValue) }
-                json.endObject()
+        self.places.bytes.withUnsafeBufferPointer { parts in
+            var parks = 0, zones = 0
+            self.index.forEachPlace(self.matches) { p, containment in
+                if parks > 0 { json.fragment("]}") }
+                json.beginFragments()
+                switch containment {
+                case .inside: json.fragment("{\"containment\":\"inside\",")
+                case .uncertain: json.fragment("{\"containment\":\"uncertain\",")
+                case .outside: json.fragment("{\"containment\":\"outside\",")
+                }
+                json.fragment(parts[self.places.locatedParks[p]])
+                parks += 1
+                zones = 0
+            } zone: { z, containment in
+                if zones > 0 { json.fragment(",") }
+                switch containment {
+                case .inside: json.fragment("{\"containment\":\"inside\",")
+                case .uncertain: json.fragment("{\"containment\":\"uncertain\",")
+                case .outside: json.fragment("{\"containment\":\"outside\",")
+                }
+                json.fragment(parts[self.places.locatedZones[z]])
+                zones += 1
             }
-            json.endArray()
-            json.endObject()
+            if parks > 0 { json.fragment("]}") }
         }
         json.endArray()
         json.key("position"); json.beginObject()
@@ -217,5 +237,23 @@ struct LocateResponse: Encodable, JSONWritable, Sendable {
         json.key("lon"); json.number(self.position.lon)
         json.endObject()
         json.endObject()
+    }
+}
+
+/// `GET /v1/locate`'s answers for valid positions, written as the route writes them: what
+/// `coasterbench engine` times as the named lookup, the route's work without the HTTP around it.
+package struct LocateAnswers: Sendable {
+    private let index: FenceIndex
+    private let places: PlaceFragments
+
+    package init(_ index: FenceIndex) {
+        self.index = index
+        self.places = PlaceFragments(index)
+    }
+
+    /// The answer's length in bytes.
+    package func length(at position: Coordinate, accuracy: Double) -> Int {
+        LocateResponse(position: position, accuracy: accuracy, matches: self.index.matches(position, accuracy: accuracy), index: self.index,
+                       places: self.places).jsonBuffer.readableBytes
     }
 }

@@ -201,6 +201,17 @@ public final class FenceIndex: Sendable {
         self.zoneByID.position(of: id.rawValue)
     }
 
+    /// The zone at `position` in ``zoneIDs``.
+    public func zone(at position: Int) -> (id: ZoneID, kind: ZoneKind, name: String, ride: RideID?) {
+        let entry = self.zoneEntries[position]
+        return (entry.id, entry.kind, entry.name, entry.ride)
+    }
+
+    /// The park at `position` in ``parkIDs``.
+    public func park(at position: Int) -> (id: ParkID, name: String) {
+        (self.parkEntries[position].id, self.parkEntries[position].name)
+    }
+
     /// The id of the zone at `position` in ``zoneIDs``.
     public func zoneID(at position: Int) -> ZoneID {
         self.zoneEntries[position].id
@@ -346,6 +357,13 @@ public final class FenceIndex: Sendable {
         } zone: { p, z, c in
             zone(self.parkEntries[p].id, self.zoneEntries[z].id, self.zoneEntries[z].kind, self.zoneEntries[z].ride, c)
         }
+    }
+
+    /// Each park of `matches` in answer order, each followed by its zones in answer order, by
+    /// their positions in ``parkIDs`` and ``zoneIDs``: for tables of what answers say of each
+    /// place, read without a name or id copied.
+    public func forEachPlace(_ matches: FenceMatches, park: (Int, Containment) -> Void, zone: (Int, Containment) -> Void) {
+        self.walk(matches, park: park) { _, z, c in zone(z, c) }
     }
 
     /// `matches` with names: what ``locate(_:accuracy:)`` answers.
