@@ -248,6 +248,66 @@ struct FenceIndexTests {
         #expect(judge(Coordinate(lat: 0, lon: 0), 10) == .outside)
     }
 
+    /// Each cell's clearance is its chessboard distance to the nearest cell of another kind, less
+    /// one (for an outside cell the world past the grid is outside too; an edge cell has none), as
+    /// a search of every cell finds it: the parks at 30 cells a side, and every ride zone.
+    @Test func clearancesAreDistancesToAnotherKind() throws {
+        let areas = Self.parks.map { AreaGrid($0.park.boundary, side: 30) } + Self.parks.flatMap(\.zones).prefix(8).map { AreaGrid($0.area) }
+        var checked = 0, deep = 0
+        for grid in areas {
+            let columns = grid.frame.columns, rows = grid.frame.rows, clearances = grid.clearances
+            #expect(clearances.count == columns * rows)
+            for i in 0..<columns * rows {
+                let kind = grid.frame.cell(i)
+                guard kind != AreaGrid.Cell.edge.rawValue else {
+                    #expect(clearances[i] == 0)
+                    continue
+                }
+                let r = i / columns, c = i % columns
+                var nearest = Int.max
+                for j in 0..<columns * rows where grid.frame.cell(j) != kind {
+                    nearest = min(nearest, max(abs(j / columns - r), abs(j % columns - c)))
+                }
+                if kind == AreaGrid.Cell.inside.rawValue {
+                    // Past the grid is not inside.
+                    nearest = min(nearest, r + 1, c + 1, rows - r, columns - c)
+                }
+                #expect(Int(clearances[i]) == min(255, nearest - 1), "cell \(r), \(c)")
+                checked += 1
+                if clearances[i] >= 3 { deep += 1 }
+            }
+        }
+        #expect(checked > 5_000 && deep > 500, "\(checked) cells, \(deep) with three rings or more")
+    }
+
+    /// A circle judged by its centre's clearance is judged as the cell by cell scan judges it, and
+    /// most circles well inside or outside are: circles of 1–20 m around random points in and near
+    /// the real parks and zones.
+    @Test func clearanceJudgesCirclesAsTheScanDoes() throws {
+        var generator = SeededGenerator(seed: 57)
+        var byClearance = 0, decided = 0
+        for area in Self.parks.map(\.park.boundary) + Self.parks.flatMap(\.zones).map(\.area) {
+            let grid = AreaGrid(area)
+            guard let box = area.boundingBox else { continue }
+            let padLat = (box.maxLat - box.minLat) * 0.2, padLon = (box.maxLon - box.minLon) * 0.2
+            for _ in 0..<60 {
+                let p = Coordinate(lat: .random(in: (box.minLat - padLat)...(box.maxLat + padLat), using: &generator),
+                                   lon: .random(in: (box.minLon - padLon)...(box.maxLon + padLon), using: &generator))
+                let radius = Double.random(in: 1...20, using: &generator), perMetre = Geodesy.degreesPerMetre(at: p.lat)
+                let (c0, c1, r0, r1) = grid.frame.box(ellipseAt: p, outer: radius * 1.01, degreesPerMetre: perMetre)
+                let scanned = grid.frame.classify(ellipseAt: p, inner: radius * 0.99, outer: radius * 1.01, degreesPerMetre: perMetre,
+                                                  byClearance: false)
+                if let answer = grid.frame.clearanceAnswer(p, columns: c0...c1, rows: r0...r1) {
+                    #expect(answer == scanned, "at \(p) ± \(radius) m")
+                    byClearance += 1
+                }
+                #expect(grid.frame.classify(ellipseAt: p, inner: radius * 0.99, outer: radius * 1.01, degreesPerMetre: perMetre) == scanned)
+                if scanned == .inside || scanned == .outside { decided += 1 }
+            }
+        }
+        #expect(byClearance * 5 > decided, "\(byClearance) of \(decided) inside or outside judged by clearance")
+    }
+
     /// An area whose edges would fill every row many times over (a comb of 2,000 long teeth) keeps
     /// no row lists: its grid answers only from the cells, and the index still answers like exact
     /// geometry near every tooth.

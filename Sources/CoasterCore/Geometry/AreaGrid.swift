@@ -34,6 +34,12 @@ public final class AreaGrid: @unchecked Sendable {
         /// `rows` × `columns` cells, row by row, four to a byte (``cell(_:)``); `nil` for an
         /// empty grid.
         let cells: UnsafePointer<UInt8>?
+        /// Each cell's clearance, one a byte, row by row: how many rings of cells around it are all
+        /// of its kind (inside, or outside with the world past the grid), up to 255; 0 for an edge
+        /// cell. A small circle deep inside or outside the area is judged by its centre's cell
+        /// alone (``classify(ellipseAt:inner:outer:degreesPerMetre:limit:)``). `nil` for an empty
+        /// grid.
+        let clearance: UnsafePointer<UInt8>?
 
         /// Cell `i` (row × `columns` + column), a ``Cell`` raw value: two bits of byte `i / 4`,
         /// the lowest for the first. Four to a byte, the grids of fifty parks and two thousand
@@ -52,8 +58,9 @@ public final class AreaGrid: @unchecked Sendable {
     }
 
     let frame: Frame
-    /// The cells ``frame`` points to, owned here.
+    /// The cells and clearances ``frame`` points to, owned here.
     private let cellStorage: UnsafeMutableBufferPointer<UInt8>
+    private let clearanceStorage: UnsafeMutableBufferPointer<UInt8>
     private var minLon: Double { self.frame.minLon }
     private var minLat: Double { self.frame.minLat }
     private var cellWidth: Double { self.frame.cellWidth }
@@ -73,8 +80,9 @@ public final class AreaGrid: @unchecked Sendable {
     public init(_ area: MultiPolygon, side: Int? = nil) {
         let segments = Self.segments(area)
         guard let box = area.boundingBox, !segments.isEmpty else {
-            self.frame = Frame(minLon: 0, minLat: 0, cellWidth: 1, cellHeight: 1, columns: 0, rows: 0, cells: nil)
+            self.frame = Frame(minLon: 0, minLat: 0, cellWidth: 1, cellHeight: 1, columns: 0, rows: 0, cells: nil, clearance: nil)
             self.cellStorage = UnsafeMutableBufferPointer(start: nil, count: 0)
+            self.clearanceStorage = UnsafeMutableBufferPointer(start: nil, count: 0)
             self.rowStarts = []; self.rowEdges = []
             return
         }
@@ -123,8 +131,11 @@ public final class AreaGrid: @unchecked Sendable {
         let storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: packed.count)
         _ = storage.initialize(from: packed)
         self.cellStorage = storage
+        let clearance = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: cells.count)
+        _ = clearance.initialize(from: Self.clearances(cells, columns: columns, rows: rows))
+        self.clearanceStorage = clearance
         self.frame = Frame(minLon: minLon, minLat: minLat, cellWidth: width, cellHeight: height, columns: columns, rows: rows,
-                           cells: UnsafePointer(storage.baseAddress))
+                           cells: UnsafePointer(storage.baseAddress), clearance: UnsafePointer(clearance.baseAddress))
         // Each segment is filed under every row it reaches. An area of many long north-south edges
         // (a comb of 50,000 teeth) would file most of them under every row, hundreds of megabytes:
         // past a budget the rows are not kept, and points and circles near its edges go to exact
@@ -152,6 +163,61 @@ public final class AreaGrid: @unchecked Sendable {
 
     deinit {
         self.cellStorage.deallocate()
+        self.clearanceStorage.deallocate()
+    }
+
+    /// Each cell's clearance (see ``Frame/clearance``), from the cells one a byte: for an inside
+    /// cell, the chessboard distance to the nearest cell that is not inside, less one; for an
+    /// outside cell, to the nearest that is not outside (the world past the grid is outside).
+    /// Two passes each, forward and back, which give chessboard distances exactly.
+    static func clearances(_ cells: [UInt8], columns: Int, rows: Int) -> [UInt8] {
+        let far = Int32.max / 2
+        func distances(to kind: UInt8) -> [Int32] {
+            var d = cells.map { $0 == kind ? far : 0 }
+            if kind == Cell.inside.rawValue {
+                // The world past the grid is not inside (the grid's border cells are outside anyway).
+                for r in 0..<rows {
+                    for c in 0..<columns where r == 0 || c == 0 || r == rows - 1 || c == columns - 1 {
+                        d[r * columns + c] = min(d[r * columns + c], 1)
+                    }
+                }
+            }
+            for r in 0..<rows {
+                for c in 0..<columns {
+                    var v = d[r * columns + c]
+                    if c > 0 { v = min(v, d[r * columns + c - 1] + 1) }
+                    if r > 0 {
+                        v = min(v, d[(r - 1) * columns + c] + 1)
+                        if c > 0 { v = min(v, d[(r - 1) * columns + c - 1] + 1) }
+                        if c < columns - 1 { v = min(v, d[(r - 1) * columns + c + 1] + 1) }
+                    }
+                    d[r * columns + c] = v
+                }
+            }
+            for r in stride(from: rows - 1, through: 0, by: -1) {
+                for c in stride(from: columns - 1, through: 0, by: -1) {
+                    var v = d[r * columns + c]
+                    if c < columns - 1 { v = min(v, d[r * columns + c + 1] + 1) }
+                    if r < rows - 1 {
+                        v = min(v, d[(r + 1) * columns + c] + 1)
+                        if c > 0 { v = min(v, d[(r + 1) * columns + c - 1] + 1) }
+                        if c < columns - 1 { v = min(v, d[(r + 1) * columns + c + 1] + 1) }
+                    }
+                    d[r * columns + c] = v
+                }
+            }
+            return d
+        }
+        let inside = distances(to: Cell.inside.rawValue), outside = distances(to: Cell.outside.rawValue)
+        return cells.indices.map { i in
+            let d: Int32
+            switch cells[i] {
+            case Cell.inside.rawValue: d = inside[i]
+            case Cell.outside.rawValue: d = outside[i]
+            default: return 0
+            }
+            return UInt8(clamping: d - 1)
+        }
     }
 
     /// How many segments the rows may hold in all (each segment once per row it reaches), unless
@@ -196,6 +262,12 @@ public final class AreaGrid: @unchecked Sendable {
     public func classify(ellipseAt centre: Coordinate, inner: Double, outer: Double, degreesPerMetre: (lat: Double, lon: Double),
                          limit: Int = 4_096) -> Containment? {
         self.frame.classify(ellipseAt: centre, inner: inner, outer: outer, degreesPerMetre: degreesPerMetre, limit: limit)
+    }
+
+    /// Each cell's clearance (``Frame/clearance``), row by row, for tests.
+    var clearances: [UInt8] {
+        guard let clearance = self.frame.clearance else { return [] }
+        return Array(UnsafeBufferPointer(start: clearance, count: self.columns * self.rows))
     }
 
     /// For a circle the cells cannot judge, from the distance in metres between its centre and
@@ -331,16 +403,17 @@ extension AreaGrid.Frame {
     ///
     /// A circle is judged cell by cell, row by row: its bounding box's corners would often reach an
     /// edge cell the circle itself never meets.
+    ///
+    /// A circle well inside or outside the area is judged by its centre's cell alone, by the
+    /// cell's clearance (`byClearance`, which only tests turn off: the answer is the same).
     func classify(ellipseAt centre: Coordinate, inner: Double, outer: Double, degreesPerMetre: (lat: Double, lon: Double),
-                         limit: Int = 4_096) -> Containment? {
+                  limit: Int = 4_096, byClearance: Bool = true) -> Containment? {
         let (dLat, dLon) = degreesPerMetre
-        let c0 = Int(((centre.lon - outer * dLon - self.minLon) / self.cellWidth).rounded(.down))
-        let c1 = Int(((centre.lon + outer * dLon - self.minLon) / self.cellWidth).rounded(.down))
-        let r0 = Int(((centre.lat - outer * dLat - self.minLat) / self.cellHeight).rounded(.down))
-        let r1 = Int(((centre.lat + outer * dLat - self.minLat) / self.cellHeight).rounded(.down))
+        let (c0, c1, r0, r1) = self.box(ellipseAt: centre, outer: outer, degreesPerMetre: degreesPerMetre)
         guard c1 >= 0, r1 >= 0, c0 < self.columns, r0 < self.rows, self.cells != nil else { return .outside }
         let rows = max(0, r0)...min(self.rows - 1, r1)
         guard (min(self.columns - 1, c1) - max(0, c0) + 1) * rows.count <= limit else { return nil }
+        if byClearance, let answer = self.clearanceAnswer(centre, columns: c0...c1, rows: r0...r1) { return answer }
         let outsideBit: UInt8 = 1 << AreaGrid.Cell.outside.rawValue, insideBit: UInt8 = 1 << AreaGrid.Cell.inside.rawValue
         // Cells the outer ellipse meets, and cells the inner one meets; past the grid is outside.
         var seen: UInt8 = 0, met: UInt8 = 0
@@ -380,6 +453,33 @@ extension AreaGrid.Frame {
         if seen == insideBit { return .inside }
         if seen == outsideBit { return .outside }
         return nil
+    }
+
+    /// The columns and rows of the cells holding the box of the ellipse of radius `outer` (the
+    /// first and last of each, unclamped: they may lie past the grid).
+    @inline(__always)
+    func box(ellipseAt centre: Coordinate, outer: Double, degreesPerMetre: (lat: Double, lon: Double)) -> (Int, Int, Int, Int) {
+        let (dLat, dLon) = degreesPerMetre
+        return (Int(((centre.lon - outer * dLon - self.minLon) / self.cellWidth).rounded(.down)),
+                Int(((centre.lon + outer * dLon - self.minLon) / self.cellWidth).rounded(.down)),
+                Int(((centre.lat - outer * dLat - self.minLat) / self.cellHeight).rounded(.down)),
+                Int(((centre.lat + outer * dLat - self.minLat) / self.cellHeight).rounded(.down)))
+    }
+
+    /// The answer of the cell holding `centre`, if the rings of cells around it that are all of
+    /// its kind (its ``clearance``) hold the ellipse's box (`columns`, `rows`: ``box(ellipseAt:outer:degreesPerMetre:)``),
+    /// with a column to spare each way: then the ellipse meets only cells of that kind, and the
+    /// scan would say `.inside` or `.outside` by that kind. (The scan reads the box's rows, and in
+    /// each the columns of the ellipse's half-width there, which rounding may put a column past
+    /// the box.) `nil` otherwise.
+    @inline(__always)
+    func clearanceAnswer(_ centre: Coordinate, columns: ClosedRange<Int>, rows: ClosedRange<Int>) -> Containment? {
+        let fx = (centre.lon - self.minLon) / self.cellWidth, fy = (centre.lat - self.minLat) / self.cellHeight
+        guard fx >= 0, fy >= 0, fx < Double(self.columns), fy < Double(self.rows), let clearance = self.clearance else { return nil }
+        let c = Int(fx), r = Int(fy), i = r * self.columns + c
+        let k = Int(clearance[i])
+        guard columns.lowerBound > c - k, columns.upperBound < c + k, rows.lowerBound >= r - k, rows.upperBound <= r + k else { return nil }
+        return self.cell(i) == AreaGrid.Cell.inside.rawValue ? .inside : .outside
     }
 
     /// Whether `p` is in the area by its cell: `true` or `false` where the cell decides, else
