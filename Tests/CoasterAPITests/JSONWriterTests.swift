@@ -117,6 +117,26 @@ struct JSONWriterTests {
         try self.agree(NearbyResponse(radius: 12.5, people: [], index: index))
     }
 
+    /// A zone the rules found by its place in the index is written from that place; a place
+    /// marked in another index (a park import since) is not trusted: the zone is found by its id.
+    @Test func nearbyZonesWrittenByTheirMarks() throws {
+        let index = Self.cedarPoint.index
+        let park = Self.cedarPoint.definition.park.id
+        let zones = Self.cedarPoint.definition.zones.map(\.id)
+        let other = try FenceIndex(parks: [Self.cedarPoint.definition.park], zones: Self.cedarPoint.definition.zones.reversed(), replicas: 1)
+        var people: [NearbyPerson] = []
+        for (i, zone) in zones.prefix(12).enumerated() {
+            let here = try #require(index.zonePosition(zone)), there = try #require(other.zonePosition(zone))
+            #expect(here != there || zones.count == 1)
+            var person = NearbyPerson(id: UserID(Int64(i + 1)), username: "u\(i)", displayName: "U", distance: 10, age: 0, precision: .exact,
+                                      park: park, zone: zone)
+            // Marked here, marked in the other index (its place there names another zone here), unmarked.
+            person.zoneMark = i % 3 == 0 ? ZoneMark(position: here, in: index) : i % 3 == 1 ? ZoneMark(position: there, in: other) : .unmarked
+            people.append(person)
+        }
+        try self.agree(NearbyResponse(radius: 500, people: people, index: index))
+    }
+
     /// Names that need escaping, in the park and zone parts written once per index.
     @Test func nearbyPlacesWithAwkwardNamesAgree() throws {
         let square = MultiPolygon(polygons: [Polygon(rings: [[Coordinate(lat: 0, lon: 0), Coordinate(lat: 0, lon: 0.01), Coordinate(lat: 0.01, lon: 0.01),

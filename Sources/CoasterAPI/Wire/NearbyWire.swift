@@ -82,7 +82,9 @@ struct NearbyResponse: Encodable, JSONWritable, Sendable {
                     park = self.found[i].park.flatMap { self.places.parks[$0] }
                     if let id = self.found[i].park, let park { lastPark = (id, park) }
                 }
-                zone = self.found[i].zone.flatMap { self.index.zonePosition($0) }.flatMap { self.places.zones[$0] }
+                // By the place the rules found it at, or else by its id.
+                zone = self.found[i].zone.flatMap { id in self.found[i].zoneMark.zonePosition(in: self.index) ?? self.index.zonePosition(id) }
+                    .flatMap { self.places.zones[$0] }
                 json.beginFragments()
                 json.fragment("{\"age\":")
                 json.fragment(decimal: Int64(self.found[i].age))

@@ -212,17 +212,27 @@ public struct ZoneMark: Hashable, Sendable {
         return low == 0 ? 1 : low
     }
 
-    /// The zone's position if this mark was made with `index`: `.some(nil)` for none of the
-    /// zones, `nil` for a mark made with another index (or no mark).
+    /// The mark of the zone at `position` in `index` (`nil`: none of the zones).
+    init(position: Int?, in index: FenceIndex) {
+        self.init(generation: Self.generation(of: index), position: Int32(position ?? -1))
+    }
+
     /// Whether this mark was made with `index`.
     func isMade(with index: FenceIndex) -> Bool {
         self.generation == Self.generation(of: index)
     }
 
+    /// The zone's position if this mark was made with `index`: `.some(nil)` for none of the
+    /// zones, `nil` for a mark made with another index (or no mark).
     @inline(__always)
     func position(in index: FenceIndex) -> Int?? {
         guard self.generation == Self.generation(of: index) else { return nil }
         return .some(self.position < 0 ? nil : Int(self.position))
+    }
+
+    /// The marked zone's position in `index`, if this mark was made with it and marks a zone.
+    public func zonePosition(in index: FenceIndex) -> Int? {
+        self.position(in: index) ?? nil
     }
 
     public static func == (a: ZoneMark, b: ZoneMark) -> Bool { true }
@@ -416,6 +426,10 @@ public struct NearbyPerson: Hashable, Sendable {
     public var park: ParkID?
     /// The most specific zone shown (ride, queue or poi before land), exact sharing only.
     public var zone: ZoneID?
+    /// Where ``zone`` is in the index that named it, when the rules found it by its place there:
+    /// the answer writes the zone's parts without hashing its id again. Not part of the answer's
+    /// equality (see ``ZoneMark``).
+    public var zoneMark = ZoneMark.unmarked
 }
 
 /// A friend found nearby, before names: what the viewer may see of them, by id
@@ -599,10 +613,11 @@ public struct NearbyRules: Sendable {
         found.withUnsafeBufferPointer { found in
             for i in found.indices {
                 PersonState.borrow(at: found[i].record) { friend in
+                    let zone = found[i].precision == .exact ? friend.mostSpecificZone(in: index) : nil
                     out.append(NearbyPerson(id: found[i].id, username: friend.username, displayName: friend.displayName,
                                             distance: found[i].distance, age: found[i].age, precision: found[i].precision,
                                             park: found[i].park ?? friend.firstVisited(at: now, timeout: self.visitTimeout),
-                                            zone: found[i].precision == .exact ? friend.mostSpecificZone(in: index).map(index.zoneID(at:)) : nil))
+                                            zone: zone.map(index.zoneID(at:)), zoneMark: ZoneMark(position: zone, in: index)))
                 }
             }
         }
