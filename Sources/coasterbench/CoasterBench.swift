@@ -156,11 +156,11 @@ struct Engine: ParsableCommand {
         }
         // The point lookup as PostGIS's query asks it (ids), and as `GET /v1/locate` answers (its
         // JSON, parks and zones named).
-        let answers = selected.contains("named") ? LocateAnswers(index) : nil
         for (operation, label, note) in [("point", "fence lookup, point (PostGIS's query)", "same probes, no accuracy"),
                                          ("named", "fence lookup, point, with names (`/v1/locate`)", "same probes, the route's JSON answer")]
         where selected.contains(operation) {
             var m = 0
+            let answers = operation == "named" ? LocateAnswers(index) : nil
             out.append(Operation(label: label, calls: self.calls, call: {
                 let p = Coordinate(lat: probes[m % probes.count].lat, lon: probes[m % probes.count].lon)
                 m += 1

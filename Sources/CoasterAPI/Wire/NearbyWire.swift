@@ -129,9 +129,9 @@ struct NearbyResponse: Encodable, JSONWritable, Sendable {
     var jsonCapacity: Int { 64 + 256 * self.found.count }
 }
 
-/// Parks' and zones' parts of the nearby answers, written once per index: the park and zone
-/// members and their words of the description, escaped, instead of looked up and escaped for
-/// every friend in every answer.
+/// Parks' and zones' parts of the nearby and locate answers, written once per index: the park
+/// and zone members and their words of the description, escaped, instead of looked up and
+/// escaped for every friend or place in every answer.
 ///
 /// All of them in one array, each place's parts as ranges of it: an answer reads the array in
 /// place. An array per part cost every friend written two reference counts, taken and dropped on
@@ -216,10 +216,6 @@ final class PlaceFragments: Sendable {
         var description = JSONWriter(capacity: 64)
         description.stringContent(words)
         description.stringContent(name)
-        let start = bytes.count
-        bytes.append(contentsOf: member.bytes)
-        let middle = bytes.count
-        bytes.append(contentsOf: description.bytes)
-        return Place(member: start..<middle, description: middle..<bytes.count)
+        return Place(member: Self.append(member.bytes, to: &bytes), description: Self.append(description.bytes, to: &bytes))
     }
 }

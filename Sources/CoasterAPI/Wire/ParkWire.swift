@@ -211,21 +211,13 @@ struct LocateResponse: Encodable, JSONWritable, Sendable {
             self.index.forEachPlace(self.matches) { p, containment in
                 if parks > 0 { json.fragment("]}") }
                 json.beginFragments()
-                switch containment {
-                case .inside: json.fragment("{\"containment\":\"inside\",")
-                case .uncertain: json.fragment("{\"containment\":\"uncertain\",")
-                case .outside: json.fragment("{\"containment\":\"outside\",")
-                }
+                json.fragment(Self.opening(containment))
                 json.fragment(parts[self.places.locatedParks[p]])
                 parks += 1
                 zones = 0
             } zone: { z, containment in
                 if zones > 0 { json.fragment(",") }
-                switch containment {
-                case .inside: json.fragment("{\"containment\":\"inside\",")
-                case .uncertain: json.fragment("{\"containment\":\"uncertain\",")
-                case .outside: json.fragment("{\"containment\":\"outside\",")
-                }
+                json.fragment(Self.opening(containment))
                 json.fragment(parts[self.places.locatedZones[z]])
                 zones += 1
             }
@@ -237,6 +229,15 @@ struct LocateResponse: Encodable, JSONWritable, Sendable {
         json.key("lon"); json.number(self.position.lon)
         json.endObject()
         json.endObject()
+    }
+
+    /// How a park's or a zone's object starts: `{"containment":"…",`, its other members after.
+    private static func opening(_ containment: Containment) -> StaticString {
+        switch containment {
+        case .inside: "{\"containment\":\"inside\","
+        case .uncertain: "{\"containment\":\"uncertain\","
+        case .outside: "{\"containment\":\"outside\","
+        }
     }
 }
 
