@@ -37,8 +37,9 @@ public final class AreaGrid: @unchecked Sendable {
         /// Each cell's clearance, one a byte, row by row: how many rings of cells around it are all
         /// of its kind (inside, or outside with the world past the grid), up to 255; 0 for an edge
         /// cell. A small circle deep inside or outside the area is judged by its centre's cell
-        /// alone (``classify(ellipseAt:inner:outer:degreesPerMetre:limit:)``). `nil` for an empty
-        /// grid.
+        /// alone (``classify(ellipseAt:inner:outer:degreesPerMetre:limit:byClearance:)``). A byte
+        /// a cell, one read per circle: the bench world's grids take 2.7 MB more with them (its
+        /// process 70 → 73 MiB) and ~50 ms more to build. `nil` for an empty grid.
         let clearance: UnsafePointer<UInt8>?
 
         /// Cell `i` (row × `columns` + column), a ``Cell`` raw value: two bits of byte `i / 4`,
