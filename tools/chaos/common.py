@@ -2,6 +2,7 @@
 import http.client
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -9,6 +10,14 @@ import sys
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def finish_run(name, work, failed):
+    """After a harness's run: its directory removed if the run passed; kept, and named, if it failed."""
+    if failed:
+        print("%s: the database and the server's log are kept in %s" % (name, work))
+    else:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def free_port():
