@@ -537,6 +537,51 @@ struct PersonDirectoryTests {
     }
 }
 
+extension PersonDirectoryTests {
+    /// The hints the nearby path asks for the first cards through lead to the first friend ids
+    /// below 2³² of the record each slot holds, however people and lists change, and a copy of the
+    /// directory keeps its own (its records keep their lists).
+    @Test func friendHintsFollowTheRecords() {
+        var g = SystemRandomNumberGenerator()
+        let ids = (1...40).map { UserID(Int64($0)) } + [UserID(5_000_000_000), UserID(-3)]
+        var directory = PersonDirectory()
+        var copies: [(PersonDirectory, [UserID: [UserID]])] = []
+        func firstNarrow(_ person: PersonState) -> [UserID] {
+            Array(person.friends.filter { UInt32(exactly: $0.rawValue) != nil }.prefix(FriendsInPlace.prefetchDistance))
+        }
+        func expected(_ directory: PersonDirectory) -> [UserID: [UserID]] {
+            Dictionary(uniqueKeysWithValues: ids.compactMap { id in directory[id].map { (id, firstNarrow($0)) } })
+        }
+        for step in 0..<2_000 {
+            let id = ids.randomElement(using: &g)!
+            switch Int.random(in: 0..<5, using: &g) {
+            case 0: directory[id] = nil
+            case 1:
+                guard var p = directory[id] else { continue }
+                let other = ids.randomElement(using: &g)!
+                if p.friends.contains(other) { p.friends.remove(other) } else if other != id { p.friends.insert(other) }
+                directory[id] = p
+            default:
+                var p = PersonState(id: id, username: "u\(id)", displayName: "U")
+                p.friends = UserIDSet(ids.filter { $0 != id && Int.random(in: 0..<3, using: &g) > 0 })
+                directory[id] = p
+            }
+            if step % 400 == 0 { copies.append((directory, expected(directory))) }
+            for (id, friends) in expected(directory) where id.rawValue >= 0 && id.rawValue < 1 << 20 {
+                #expect(directory.hintedFriends(of: id) == friends, "step \(step), \(id)")
+            }
+        }
+        for (copy, friends) in copies {
+            for (id, first) in friends where id.rawValue >= 0 && id.rawValue < 1 << 20 { #expect(copy.hintedFriends(of: id) == first) }
+        }
+        // Someone with more friends than a hint holds: the first of them, in order.
+        var many = PersonState(id: UserID(7), username: "u7", displayName: "U")
+        many.friends = UserIDSet((100..<160).map { UserID(Int64($0)) } + [UserID(-1), UserID(1 << 40)])
+        directory[UserID(7)] = many
+        #expect(directory.hintedFriends(of: UserID(7)) == (100..<(100 + Int64(FriendsInPlace.prefetchDistance))).map { UserID($0) })
+    }
+}
+
 @Suite("User id sets")
 struct UserIDSetTests {
     /// Random inserts, removals and lookups against `Set<UserID>`, over ids that fit in 32 bits and

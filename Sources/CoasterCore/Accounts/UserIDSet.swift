@@ -93,6 +93,13 @@ public struct UserIDSet: Hashable, Sendable, Sequence, ExpressibleByArrayLiteral
         if self.wide.capacity > self.wide.count + 2 { self.wide = ContiguousArray(self.wide) }
     }
 
+    /// Where the first ids below 2³² are (in order) and how many of them, at most `limit`: a hint
+    /// for asking memory for what the ids lead to, packed in one word (``FriendListHint``). Valid
+    /// while this set's storage lives, that is while a record holding the set is kept.
+    func firstNarrow(limit: Int) -> FriendListHint {
+        self.narrow.withUnsafeBufferPointer { FriendListHint(base: $0.baseAddress, count: Swift.min($0.count, limit)) }
+    }
+
     /// In id order: negative wide ids, the narrow ones, then wide ids past 2³².
     public struct Iterator: IteratorProtocol {
         fileprivate let narrow: ContiguousArray<UInt32>
@@ -119,4 +126,33 @@ public struct UserIDSet: Hashable, Sendable, Sequence, ExpressibleByArrayLiteral
     public var underestimatedCount: Int { self.count }
 
     public var description: String { "[" + self.map(\.description).joined(separator: ", ") + "]" }
+}
+
+/// Where a person's first friend ids (below 2³²) are kept, and how many: a 47-bit user-space
+/// address and a count in the top 16 bits, 0 for none. A hint only (see
+/// ``PersonDirectory/friendsInPlace(of:)``): what is read through it is asked of memory early,
+/// never trusted as the list.
+struct FriendListHint: Sendable {
+    let word: UInt64
+
+    static let none = FriendListHint(word: 0)
+
+    private init(word: UInt64) { self.word = word }
+
+    init(base: UnsafePointer<UInt32>?, count: Int) {
+        guard let base, count > 0, count < 1 << 16 else {
+            self = .none
+            return
+        }
+        let address = UInt64(UInt(bitPattern: base))
+        // Addresses beyond 47 bits (not a Linux or macOS user-space one) are not packed.
+        guard address >> 48 == 0 else {
+            self = .none
+            return
+        }
+        self.word = address | UInt64(count) << 48
+    }
+
+    var count: Int { Int(self.word >> 48) }
+    var base: UnsafePointer<UInt32>? { UnsafePointer(bitPattern: UInt(self.word & (1 << 48 - 1))) }
 }

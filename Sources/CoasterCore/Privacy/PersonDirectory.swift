@@ -17,6 +17,10 @@ public struct PersonDirectory: Sendable {
     /// Each slot's ``NearbyCard`` (``NearbyCard/empty`` for an empty slot), what the nearby rules
     /// read first: half a cache line per friend instead of the slot and three or four of the record.
     private var cards: ContiguousArray<NearbyCard> = []
+    /// Each slot's first friend ids, where the record keeps them (``FriendListHint``): with a
+    /// million people the slot, the record and its friend list are three waits on memory one after
+    /// another before the first card can be asked for; through this, two (see `friendsInPlace`).
+    private var lists: ContiguousArray<FriendListHint> = []
     private var sparse: [UserID: PersonState] = [:]
     /// Person → friends they list who are absent or do not list them back. No empty entries.
     private var oneWay: [UserID: UserIDSet] = [:]
@@ -95,15 +99,28 @@ public struct PersonDirectory: Sendable {
                 let grown = max(i + 1, self.slots.count * 2) - self.slots.count
                 self.slots.append(contentsOf: repeatElement(nil, count: grown))
                 self.cards.append(contentsOf: repeatElement(.empty, count: grown))
+                self.lists.append(contentsOf: repeatElement(.none, count: grown))
             }
             if i < self.slots.count {
                 self.slots[i] = person
                 self.cards[i] = person.map(NearbyCard.init) ?? .empty
+                // The slot keeps the record, which keeps the list: the hint lives as long.
+                self.lists[i] = person?.friends.firstNarrow(limit: FriendsInPlace.prefetchDistance) ?? .none
             }
         } else {
             self.sparse[id] = person
         }
         self.count += (person != nil ? 1 : 0) - (had ? 1 : 0)
+    }
+
+    /// The friend ids slot `id`'s hint leads to (`nil` outside the array): the first of the
+    /// record's ids below 2³², up to ``FriendsInPlace/prefetchDistance``. For tests.
+    func hintedFriends(of id: UserID) -> [UserID]? {
+        let i = Int(id.rawValue)
+        guard i >= 0, i < self.lists.count else { return nil }
+        let hint = self.lists[i]
+        guard let base = hint.base else { return [] }
+        return (0..<hint.count).map { UserID(Int64(base[$0])) }
     }
 
     /// Whether `a` is here and lists `b` as a friend.
@@ -163,11 +180,31 @@ public struct PersonDirectory: Sendable {
     /// from another module it runs unspecialised, and its buffer reads went through generic
     /// metadata on every query.
     private func friendsInPlace(of id: UserID) -> FriendsInPlace? {
-        guard let person = self[id] else { return nil }
         // The first cards are asked for before anyone reads one (see `prefetchFriends`), the rest
-        // as they are read (``FriendsInPlace/forEachCard(_:)``).
-        self.cards.withUnsafeBufferPointer { cards in
-            for friend in person.friends.prefix(FriendsInPlace.prefetchDistance) { FriendsInPlace.prefetch(friend, in: cards) }
+        // as they are read (``FriendsInPlace/forEachCard(_:)``). Their ids are read through the
+        // slot's hint, whose wait on memory overlaps the slot's, and the list's the record's: at a
+        // million people 11 % more queries a second than through the record (`coasterbench engine
+        // --only nearby`, three alternating runs each).
+        let i = Int(id.rawValue)
+        var hinted = false
+        if i >= 0, i < self.lists.count {
+            self.slots.withUnsafeBufferPointer { slots in
+                if let record = slots[i]?.address { PersonState.prefetch(at: record, extent: PersonState.nearbyExtent) }
+            }
+            let hint = self.lists[i]
+            if let base = hint.base {
+                self.cards.withUnsafeBufferPointer { cards in
+                    for k in 0..<hint.count { FriendsInPlace.prefetch(UserID(Int64(base[k])), in: cards) }
+                }
+                hinted = true
+            }
+        }
+        guard let person = self[id] else { return nil }
+        if !hinted {
+            // In the side table, or no friend id below 2³²: through the record.
+            self.cards.withUnsafeBufferPointer { cards in
+                for friend in person.friends.prefix(FriendsInPlace.prefetchDistance) { FriendsInPlace.prefetch(friend, in: cards) }
+            }
         }
         return FriendsInPlace(viewer: person, slots: self.slots, cards: self.cards, sparse: self.sparse, oneWay: self.oneWay[id])
     }
