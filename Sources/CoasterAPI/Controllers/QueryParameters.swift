@@ -1,3 +1,4 @@
+import CoasterCore
 import Hummingbird
 import HummingbirdCore
 
@@ -39,7 +40,9 @@ extension QueryLookup {
     }
 
     private static func number(_ text: Substring, name: String) throws -> Double {
-        guard let value = Double(text), value.isFinite else {
+        // Coordinates come as short decimals, read without `strtod` (``ShortDecimal``).
+        let short = text.utf8.withContiguousStorageIfAvailable(ShortDecimal.parse) ?? nil
+        guard let value = short ?? Double(text), value.isFinite else {
             throw Problem.invalidParameter(name, "\"\(text)\" is not a finite number")
         }
         return value

@@ -164,6 +164,11 @@ enum FixBody {
                 guard self.digits() else { return nil }
                 exponentDigits = self.at - digits
             }
+            // A short decimal is read without the C library, to the same value (``ShortDecimal``).
+            if exponentDigits == 0,
+               let value = UnsafeRawBufferPointer(rebasing: self.bytes[start..<self.at]).withMemoryRebound(to: UInt8.self, ShortDecimal.parse) {
+                return value
+            }
             // Correctly rounded, as the decoder's: both parse with the C library's `strtod`.
             let text = String(decoding: UnsafeRawBufferPointer(rebasing: self.bytes[start..<self.at]), as: UTF8.self)
             guard let value = Double(text), value.isFinite else { return nil }
