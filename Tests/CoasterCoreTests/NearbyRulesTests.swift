@@ -469,6 +469,23 @@ struct PersonDirectoryTests {
         #expect(directory.count == 1_000_000)
     }
 
+    /// One random change among `ids`: someone leaves, or someone's list gains or loses a friend
+    /// (the path a refresh after a friendship takes); or, two times in three, the id of someone
+    /// for the caller to place anew (an arrival, or a whole new record).
+    static func randomChange(_ directory: inout PersonDirectory, among ids: [UserID], using g: inout some RandomNumberGenerator) -> UserID? {
+        let id = ids.randomElement(using: &g)!
+        switch Int.random(in: 0..<6, using: &g) {
+        case 0: directory[id] = nil
+        case 1:
+            guard var p = directory[id] else { return nil }
+            let other = ids.randomElement(using: &g)!
+            if p.friends.contains(other) { p.friends.remove(other) } else if other != id { p.friends.insert(other) }
+            directory[id] = p
+        default: return id
+        }
+        return nil
+    }
+
     /// The directory's one-way friendships, kept up to date change by change, are always those a
     /// look at everyone's friend lists finds; so are the mutual friends it hands out, as a snapshot
     /// or read in place. Random lists,
@@ -491,17 +508,7 @@ struct PersonDirectoryTests {
             return p
         }
         for step in 0..<3_000 {
-            let id = ids.randomElement(using: &g)!
-            switch Int.random(in: 0..<6, using: &g) {
-            case 0: directory[id] = nil
-            case 1:
-                // Only the friend list changes (the path a refresh after a friendship takes).
-                guard var p = directory[id] else { continue }
-                let other = ids.randomElement(using: &g)!
-                if p.friends.contains(other) { p.friends.remove(other) } else if other != id { p.friends.insert(other) }
-                directory[id] = p
-            default: directory[id] = randomPerson(id)
-            }
+            if let id = Self.randomChange(&directory, among: ids, using: &g) { directory[id] = randomPerson(id) }
             let present = ids.compactMap { directory[$0] }
             let lists = Dictionary(uniqueKeysWithValues: present.map { ($0.id, $0.friends) })
             var expected: [(UserID, UserID)] = []
@@ -553,15 +560,7 @@ extension PersonDirectoryTests {
             Dictionary(uniqueKeysWithValues: ids.compactMap { id in directory[id].map { (id, firstNarrow($0)) } })
         }
         for step in 0..<2_000 {
-            let id = ids.randomElement(using: &g)!
-            switch Int.random(in: 0..<5, using: &g) {
-            case 0: directory[id] = nil
-            case 1:
-                guard var p = directory[id] else { continue }
-                let other = ids.randomElement(using: &g)!
-                if p.friends.contains(other) { p.friends.remove(other) } else if other != id { p.friends.insert(other) }
-                directory[id] = p
-            default:
+            if let id = Self.randomChange(&directory, among: ids, using: &g) {
                 var p = PersonState(id: id, username: "u\(id)", displayName: "U")
                 p.friends = UserIDSet(ids.filter { $0 != id && Int.random(in: 0..<3, using: &g) > 0 })
                 directory[id] = p
