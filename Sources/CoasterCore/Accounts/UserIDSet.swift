@@ -128,8 +128,8 @@ public struct UserIDSet: Hashable, Sendable, Sequence, ExpressibleByArrayLiteral
     public var description: String { "[" + self.map(\.description).joined(separator: ", ") + "]" }
 }
 
-/// Where a person's first friend ids (below 2³²) are kept, and how many: a 47-bit user-space
-/// address and a count in the top 16 bits, 0 for none. A hint only (see
+/// Where a person's first friend ids (below 2³²) are kept, and how many: the address in the low
+/// 48 bits (every Linux and macOS user-space address fits) and the count in the top 16, 0 for none. A hint only (see
 /// ``PersonDirectory/friendsInPlace(of:)``): what is read through it is asked of memory early,
 /// never trusted as the list.
 struct FriendListHint: Sendable {
@@ -145,7 +145,7 @@ struct FriendListHint: Sendable {
             return
         }
         let address = UInt64(UInt(bitPattern: base))
-        // Addresses beyond 47 bits (not a Linux or macOS user-space one) are not packed.
+        // An address of more than 48 bits (no Linux or macOS user-space one) is not packed.
         guard address >> 48 == 0 else {
             self = .none
             return
