@@ -155,7 +155,8 @@ public func buildApplication(_ configuration: ServiceConfiguration, service: Ser
     let http1: HTTP1Channel.Configuration
     if configuration.fastLane {
         let routes = try FastRoutes(service, logger: logger)
-        http1 = .init(additionalChannelHandlers: [FastLane(routes: routes, idleTimeout: idleTimeout)], idleTimeout: nil)
+        http1 = .init(additionalChannelHandlers: [FastLaneInstaller(FastLane(routes: routes, idleTimeout: idleTimeout), logger: logger)],
+                      idleTimeout: nil)
     } else {
         http1 = .init(idleTimeout: idleTimeout)
     }

@@ -5,14 +5,19 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
 
 /// Answers the hot routes (``FastRoutes``: the reads, and fix batches) on the event loop that
 /// read the request, in the channel's pipeline, and passes every other request on to the router
 /// unchanged.
 ///
-/// It sits between the HTTP codec and Hummingbird's connection handling, one per connection.
-/// Requests it answers never reach the router: no task is started, nothing hops to the concurrency
-/// pool (a fix batch goes to the store's writer and its answer comes back when it is committed).
+/// It reads NIO's request parts, one per connection, in front of the codec that turns them into
+/// `HTTPTypes` ones for Hummingbird (``FastLaneInstaller`` puts it there). Requests it answers
+/// never reach the router: no task is started, nothing hops to the concurrency pool (a fix batch
+/// goes to the store's writer and its answer comes back when it is committed), and their heads
+/// are not converted: the conversion copied every header into new fields and parsed the target
+/// with `URLComponents`, whose answer an origin-form target never uses (a tenth of a locate
+/// request's own work; tools/bench/README.md, "Session 22").
 /// Three things the router's side would otherwise do for every request are kept here:
 /// - **Order.** HTTP/1.1 lets a client send requests before earlier answers arrive; answers must
 ///   leave in the order requests came. While any request passed to the router has not had the end
@@ -24,14 +29,14 @@ import NIOHTTPTypes
 /// - **Shutting down.** A request being read or committed here when the server asks connections to
 ///   quiesce is answered before the connection handler hears of it.
 ///
-/// Its answers are written as the bytes the HTTP codec would write for them, straight to the
+/// Its answers are written as the bytes the HTTP encoder would write for them, straight to the
 /// socket's end of the pipeline (``WireOut``): turning a response into `HTTPTypes` parts, then
 /// NIO's, then bytes, was a tenth of a `/health` request's CPU.
 final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPRequestPart
-    typealias InboundOut = HTTPRequestPart
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
 
     private let routes: FastRoutes
     /// Close a connection that has been idle this long: no request being read, none being answered.
@@ -47,7 +52,7 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
     /// A request read here waits for the store (its fixes are being committed). Until its answer
     /// is written, what arrives is held in order (``held``) and nothing more is read (``readHeld``).
     private var awaiting = false
-    private var held: [HTTPRequestPart] = []
+    private var held: [HTTPServerRequestPart] = []
     /// The channel asked for a read while ``awaiting``: passed on once the answer is written.
     private var readHeld = false
     private var removed = false
@@ -96,7 +101,7 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
         self.handle(self.unwrapInboundIn(data), context: context)
     }
 
-    private func handle(_ part: HTTPRequestPart, context: ChannelHandlerContext) {
+    private func handle(_ part: HTTPServerRequestPart, context: ChannelHandlerContext) {
         if self.awaiting {
             self.held.append(part)
             return
@@ -290,6 +295,33 @@ struct HTTPDate {
         func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
         return "\(days[Int(t.tm_wday)]), \(two(t.tm_mday)) \(months[Int(t.tm_mon)]) \(t.tm_year + 1900) "
             + "\(two(t.tm_hour)):\(two(t.tm_min)):\(two(t.tm_sec)) GMT"
+    }
+}
+
+/// Puts its ``FastLane`` in front of the HTTP codec (`HTTP1ToHTTPServerCodec`), then leaves the
+/// pipeline: Hummingbird adds the handlers it is given behind the codec, where requests arrive as
+/// `HTTPTypes` parts, already converted.
+final class FastLaneInstaller: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+
+    private let lane: FastLane
+    private let logger: Logger
+
+    init(_ lane: FastLane, logger: Logger) {
+        self.lane = lane
+        self.logger = logger
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        do {
+            let codec = try context.pipeline.syncOperations.handler(type: HTTP1ToHTTPServerCodec.self)
+            try context.pipeline.syncOperations.addHandler(self.lane, position: .before(codec))
+        } catch {
+            // No codec (the pipeline is not HTTP/1's), or the channel is closing: the router
+            // answers everything.
+            self.logger.debug("fast lane: not installed", metadata: ["error": "\(error)"])
+        }
+        context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
     }
 }
 

@@ -6,6 +6,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
+import NIOHTTP1
 
 /// The routes the fast lane answers on the event loop, and how: each runs the same code as its
 /// route in the router (``ParksController/locate(_:in:)``,
@@ -55,8 +56,8 @@ struct FastRoutes: Sendable {
     }
 
     /// The answer to `head`, or `nil` to leave the request to the router.
-    func answer(_ head: HTTPRequest) -> Answer? {
-        guard head.method == .get, let target = head.path, let headers = Self.read(head.headerFields), headers.contentLength == nil
+    func answer(_ head: HTTPRequestHead) -> Answer? {
+        guard head.method == .GET, let target = Self.originForm(head.uri), let headers = Self.read(head.headers), headers.contentLength == nil
         else { return nil }
         let uri = RequestTarget(target)
         switch uri.path {
@@ -88,8 +89,8 @@ struct FastRoutes: Sendable {
     /// `head` as a `POST /v1/fixes` the lane takes, or `nil` to leave it to the router: a body of
     /// a stated length within the route's limit (chunked bodies, and what the route refuses as too
     /// large, go to the router), a caller the session cache vouches for and the directory holds.
-    func fixRequest(_ head: HTTPRequest, start: ContinuousClock.Instant) -> FixRequest? {
-        guard head.method == .post, head.path == "/v1/fixes", let headers = Self.read(head.headerFields),
+    func fixRequest(_ head: HTTPRequestHead, start: ContinuousClock.Instant) -> FixRequest? {
+        guard head.method == .POST, head.uri == "/v1/fixes", let headers = Self.read(head.headers),
               let length = headers.contentLength, length <= FixRecorder.bodyLimit,
               let me = self.caller(headers.authorization), self.people.holds(me.id)
         else { return nil }
@@ -163,10 +164,17 @@ struct FastRoutes: Sendable {
     private static let json: HTTPFields = [.contentType: "application/json; charset=utf-8"]
 
     /// What the fast lane reads of a request's headers.
-    private struct Headers {
+    struct Headers {
         var authorization: String?
         /// `Content-Length`, if the request has one (a single field, a number).
         var contentLength: Int?
+    }
+
+    /// The target as the router's request would carry it, if it is in origin form (`/path?query`):
+    /// the conversion to `HTTPTypes` keeps such a target as it is. An absolute URL (which the
+    /// conversion rewrites to its path) or `*` is left to the router.
+    static func originForm(_ target: String) -> String? {
+        target.utf8.first == UInt8(ascii: "/") ? target : nil
     }
 
     /// The request's `Authorization` and `Content-Length` values, read in the same pass that
@@ -175,26 +183,60 @@ struct FastRoutes: Sendable {
     /// (which many clients send, and HTTP/1.1 means anyway), two `Authorization` or
     /// `Content-Length` fields. One pass: looking each name up walked the fields six times and
     /// joined repeated values into new strings.
-    private static func read(_ fields: HTTPFields) -> Headers? {
+    ///
+    /// Names are matched as HTTP matches them, in any case; a field whose name is not a token,
+    /// which the conversion to `HTTPTypes` would drop, is passed over here too (NIO's parser
+    /// refuses such requests before they get here).
+    static func read(_ fields: HTTPHeaders) -> Headers? {
         var authorization: String?
         var contentLength: Int?
-        for field in fields {
-            switch field.name {
+        for (name, value) in fields {
+            switch Self.field(name) {
             case .authorization:
                 guard authorization == nil else { return nil }
-                authorization = field.value
+                authorization = value
             case .contentLength:
-                guard contentLength == nil, let length = Int(field.value), length >= 0 else { return nil }
+                guard contentLength == nil, let length = Int(value), length >= 0 else { return nil }
                 contentLength = length
-            case .transferEncoding, .expect, .upgrade:
+            case .refused:
                 return nil
             case .connection:
-                guard Self.keepAliveOnly(field.value) else { return nil }
-            default:
+                guard Self.keepAliveOnly(value) else { return nil }
+            case nil:
                 continue
             }
         }
         return Headers(authorization: authorization, contentLength: contentLength)
+    }
+
+    /// The fields ``read(_:)`` looks at.
+    enum Field {
+        case authorization, contentLength, connection
+        /// `Transfer-Encoding`, `Expect`, `Upgrade`: the request is the router's.
+        case refused
+    }
+
+    /// Which of ``Field`` a field's name is, in any case; `nil` for every other name. By length
+    /// first: most fields a client sends are none of these.
+    static func field(_ name: String) -> Field? {
+        var name = name
+        return name.withUTF8 { bytes -> Field? in
+            func named(_ lowercase: StaticString) -> Bool {
+                lowercase.withUTF8Buffer { expected in
+                    // ASCII letters differ from their capitals by 0x20 alone; `-` is kept as is.
+                    zip(bytes, expected).allSatisfy { $0 == $1 || ($1 >= UInt8(ascii: "a") && $1 <= UInt8(ascii: "z") && $0 == $1 - 0x20) }
+                }
+            }
+            switch bytes.count {
+            case 13: return named("authorization") ? .authorization : nil
+            case 14: return named("content-length") ? .contentLength : nil
+            case 10: return named("connection") ? .connection : nil
+            case 17: return named("transfer-encoding") ? .refused : nil
+            case 6: return named("expect") ? .refused : nil
+            case 7: return named("upgrade") ? .refused : nil
+            default: return nil
+            }
+        }
     }
 
     /// Whether a `Connection` value lists `keep-alive` alone, in any case and spacing.
