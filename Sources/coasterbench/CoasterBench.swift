@@ -34,12 +34,13 @@ struct Engine: ParsableCommand {
     @Option(help: """
         Operations to time, comma-separated: fence (lookup with 10 m accuracy), point, named (the \
         point lookup with names, as GET /v1/locate answers), nearby (friends within 500 m by id, \
-        as PostGIS's query), nearby-named (as GET /v1/friends/nearby answers), decide, waits. All \
+        as PostGIS's query), nearby-named (as GET /v1/friends/nearby answers), \
+        nearby-answer (nearby-named and the route's JSON answer), decide, waits. All \
         by default; one alone is what a profiler should watch.
         """)
     var only = Engine.operations.joined(separator: ",")
 
-    static let operations = ["fence", "point", "named", "nearby", "nearby-named", "decide", "waits"]
+    static let operations = ["fence", "point", "named", "nearby", "nearby-named", "nearby-answer", "decide", "waits"]
 
     /// The operations `--only` names.
     private var selected: Set<String> { Set(self.only.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }) }
@@ -88,7 +89,7 @@ struct Engine: ParsableCommand {
             let built = Date().timeIntervalSince(start)
             let index = try FenceIndex(parks: w.parks, zones: w.zones)
             var nearby: (PersonDirectory, [UserID], Double)?
-            if !selected.isDisjoint(with: ["nearby", "nearby-named"]) {
+            if !selected.isDisjoint(with: ["nearby", "nearby-named", "nearby-answer"]) {
                 let ids = Array(w.people.keys).sorted()
                 var g = SeededGenerator(seed: self.seed &+ 1)
                 let askers = (0..<10_000).map { _ in ids.randomElement(using: &g)! }
@@ -170,10 +171,13 @@ struct Engine: ParsableCommand {
         if let (directory, askers, loaded) = world.nearby {
             let rules = NearbyRules()
             // By id and distance, as PostGIS's query answers; and named and sorted, as the route.
+            let answers = NearbyAnswers(index)
             for (operation, label) in [("nearby", "nearby friends, 500 m (ids, PostGIS's query)"),
-                                       ("nearby-named", "nearby friends, 500 m, named (`/v1/friends/nearby`)")]
+                                       ("nearby-named", "nearby friends, 500 m, named (`/v1/friends/nearby`)"),
+                                       ("nearby-answer", "nearby friends' answer, 500 m (named, the route's JSON)")]
             where selected.contains(operation) {
-                let named = operation == "nearby-named"
+                let named = operation != "nearby"
+                let written = operation == "nearby-answer"
                 var j = 0
                 // Friends found, and calls made, over every pass of every round.
                 var found = 0, made = 0
@@ -181,9 +185,11 @@ struct Engine: ParsableCommand {
                     let asker = askers[j % askers.count]
                     j += 1
                     let listed = directory.withFriends(of: asker) { friends -> Int in
-                        let list = named ? (try? rules.friendsNearby(friends, radius: 500, now: Date(), index: index).get())?.count
-                            : (try? rules.findFriendsNearby(friends, radius: 500, now: Date()).get())?.count
-                        return list ?? 0
+                        guard named else { return (try? rules.findFriendsNearby(friends, radius: 500, now: Date()).get())?.count ?? 0 }
+                        guard let list = try? rules.friendsNearby(friends, radius: 500, now: Date(), index: index).get() else { return 0 }
+                        // The answer's bytes are made and counted, so that they are not optimised away.
+                        if written { _ = answers.length(radius: 500, people: list) }
+                        return list.count
                     } ?? 0
                     found += listed
                     made += 1

@@ -155,6 +155,43 @@ struct JSONWriterTests {
         try self.agree(NearbyResponse(radius: 500, people: people, index: index))
     }
 
+    /// Strings of every length up to 40, most with nothing to escape and some with one or a few
+    /// bytes that need it anywhere (the word-at-a-time check reads eight bytes at a time and the
+    /// last eight again): escaped as the encoder escapes them, byte for byte.
+    @Test func stringsAgree() throws {
+        struct Strings: Encodable, JSONWritable {
+            var strings: [String]
+            func write(to json: inout JSONWriter) {
+                json.beginObject()
+                json.key("strings"); json.beginArray()
+                for s in self.strings { json.string(s) }
+                json.endArray()
+                json.endObject()
+            }
+        }
+        let plain: [Character] = Array("abcXYZ019 -_./~'`{}é€😀\u{7F}")
+        let escaped: [Character] = ["\"", "\\", "\n", "\r", "\t", "\u{0}", "\u{1}", "\u{8}", "\u{C}", "\u{1F}"]
+        var g = SeededGenerator(seed: 22)
+        var strings: [String] = []
+        for length in 0...40 {
+            for trial in 0..<40 {
+                var characters = (0..<length).map { _ in plain.randomElement(using: &g)! }
+                if trial % 2 == 1, length > 0 {
+                    for _ in 0..<Int.random(in: 1...3, using: &g) {
+                        characters[Int.random(in: 0..<length, using: &g)] = escaped.randomElement(using: &g)!
+                    }
+                }
+                strings.append(String(characters))
+            }
+        }
+        try self.agree(Strings(strings: strings))
+        for string in strings {
+            var s = string
+            let naive = s.utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
+            #expect(s.withUTF8(JSONWriter.needsEscaping) == naive, "\(string.debugDescription)")
+        }
+    }
+
     /// Integers are written digit by digit, integral doubles as integers: both as the encoder does,
     /// at the extremes too.
     @Test func numbersAgree() throws {

@@ -258,3 +258,20 @@ package struct LocateAnswers: Sendable {
                        places: self.places).jsonBuffer.readableBytes
     }
 }
+
+/// `GET /v1/friends/nearby`'s answers, written as the route writes them: what `coasterbench
+/// engine` times as the nearby answer, the route's work without the HTTP around it.
+package struct NearbyAnswers: Sendable {
+    private let index: FenceIndex
+    private let places: PlaceFragments
+
+    package init(_ index: FenceIndex) {
+        self.index = index
+        self.places = PlaceFragments(index)
+    }
+
+    /// The length in bytes of the answer listing `people` (as the rules list them).
+    package func length(radius: Double, people: [NearbyPerson]) -> Int {
+        NearbyResponse(radius: radius, people: people, index: self.index, places: self.places).jsonBuffer.readableBytes
+    }
+}
