@@ -111,6 +111,12 @@ struct JSONWriterTests {
             // A park the index does not know, between two that it does: no park, and the next one's name again.
             NearbyPerson(id: UserID(6), username: "fy", displayName: "Fy", distance: 30, age: 0, precision: .exact, park: ParkID(rawValue: "gone"), zone: nil),
             NearbyPerson(id: UserID(7), username: "gu", displayName: "Gu", distance: 40, age: 0, precision: .exact, park: park, zone: nil),
+            // Numbers in every form the writer has, and names at their longest once escaped.
+            NearbyPerson(id: UserID(9_007_199_254_740_993), username: String(repeating: "\u{1}", count: 40),
+                         displayName: String(repeating: "\"\\\u{1F}", count: 30), distance: 12.75, age: 59_940, precision: .exact, park: park, zone: ride),
+            NearbyPerson(id: UserID(8), username: "hy", displayName: String(repeating: "Ω", count: 50), distance: 1e-7, age: 0, precision: .approximate,
+                         park: park, zone: nil),
+            NearbyPerson(id: UserID(-8), username: "iz", displayName: "Iz", distance: -0.0, age: 0, precision: .exact, park: park, zone: zone),
         ]
         try self.agree(NearbyResponse(radius: 500, people: people, index: index))
         try self.agree(NearbyResponse(radius: nil, people: people, index: index))

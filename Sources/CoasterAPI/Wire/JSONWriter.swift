@@ -54,32 +54,35 @@ struct JSONWriter: ~Copyable {
     /// Part of a string, escaped.
     mutating func stringContent(_ value: String) {
         var value = value
-        value.withUTF8 { utf8 in
-            // Most strings (names, ids) need no escape: found so a word at a time, copied whole.
-            if !Self.needsEscaping(utf8) {
-                self.out.append(contentsOf: utf8)
-                return
-            }
-            var start = 0
-            for (i, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                self.out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<i]))
-                switch byte {
-                case UInt8(ascii: "\""): self.raw("\\\"")
-                case UInt8(ascii: "\\"): self.raw("\\\\")
-                case 0x0A: self.raw("\\n")
-                case 0x0D: self.raw("\\r")
-                case 0x09: self.raw("\\t")
-                case 0x08: self.raw("\\b")
-                case 0x0C: self.raw("\\f")
-                default:
-                    self.raw("\\u00")
-                    self.out.append(Self.hexDigit(byte >> 4))
-                    self.out.append(Self.hexDigit(byte & 0xF))
-                }
-                start = i + 1
-            }
-            self.out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
+        value.withUTF8 { self.stringContent($0) }
+    }
+
+    /// Part of a string, its UTF-8 bytes, escaped.
+    mutating func stringContent(_ utf8: UnsafeBufferPointer<UInt8>) {
+        // Most strings (names, ids) need no escape: found so a word at a time, copied whole.
+        if !Self.needsEscaping(utf8) {
+            self.out.append(contentsOf: utf8)
+            return
         }
+        var start = 0
+        for (i, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            self.out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<i]))
+            switch byte {
+            case UInt8(ascii: "\""): self.raw("\\\"")
+            case UInt8(ascii: "\\"): self.raw("\\\\")
+            case 0x0A: self.raw("\\n")
+            case 0x0D: self.raw("\\r")
+            case 0x09: self.raw("\\t")
+            case 0x08: self.raw("\\b")
+            case 0x0C: self.raw("\\f")
+            default:
+                self.raw("\\u00")
+                self.out.append(Self.hexDigit(byte >> 4))
+                self.out.append(Self.hexDigit(byte & 0xF))
+            }
+            start = i + 1
+        }
+        self.out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
     }
 
     /// Whether any byte of `utf8` is one JSON escapes: a control character, `"` or `\`.
@@ -116,6 +119,11 @@ struct JSONWriter: ~Copyable {
     /// Part of a string that needs no escaping (a literal of the caller's).
     mutating func stringContent(_ text: StaticString) {
         self.raw(text)
+    }
+
+    /// What has been written so far, read in place.
+    func withBytes<T>(_ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
+        self.out.withBytes(body)
     }
 
     /// What has been written, for a fragment written once and put into many answers.
@@ -164,6 +172,21 @@ struct JSONWriter: ~Copyable {
         self.out.append(UInt8(ascii: "\""))
         self.stringContent(value)
         self.out.append(UInt8(ascii: "\""))
+    }
+
+    /// Writes a value the caller builds whole, like the `fragment` calls, through `body` into room
+    /// made once for at most `bound` bytes (``JSONRun``): no check of the room, and no count kept,
+    /// for each of its parts. Writes the separator first. Traps if `body` wrote more than `bound`
+    /// (it must not: the caller's bound counts every part at its longest).
+    mutating func run(within bound: Int, _ body: (inout JSONRun) -> Void) {
+        self.separate()
+        self.out.withRoom(bound) { start in
+            var run = JSONRun(at: start)
+            body(&run)
+            let written = run.at - start
+            precondition(written <= bound, "a JSON run wrote \(written) bytes in room for \(bound)")
+            return written
+        }
     }
 
     mutating func fragment(decimal value: Int64) {
@@ -270,6 +293,119 @@ struct JSONWriter: ~Copyable {
     }
 }
 
+/// Writes into room a ``JSONWriter`` made for it (``JSONWriter/run(within:_:)``), each part at the
+/// next address, unchecked.
+struct JSONRun {
+    fileprivate(set) var at: UnsafeMutablePointer<UInt8>
+
+    /// The longest ``number(_:)`` writes (Swift's shortest form of a double is at most 24 bytes).
+    static let numberBound = 32
+    /// The longest ``decimal(_:)`` writes: a sign and 19 digits.
+    static let decimalBound = 20
+
+    /// The longest ``string(_:)`` writes for `value`: its quotes, and every byte escaped as `\u00XX`.
+    static func stringBound(_ value: String) -> Int { 2 + 6 * value.utf8.count }
+
+    @inline(__always) mutating func raw(_ text: StaticString) {
+        let n = text.utf8CodeUnitCount
+        copy(text.utf8Start, n, to: self.at)
+        self.at += n
+    }
+
+    @inline(__always) mutating func raw(_ written: Slice<UnsafeBufferPointer<UInt8>>) {
+        guard let base = written.base.baseAddress else { return }
+        copy(base + written.startIndex, written.count, to: self.at)
+        self.at += written.count
+    }
+
+    @inline(__always) mutating func byte(_ value: UInt8) {
+        self.at.pointee = value
+        self.at += 1
+    }
+
+    /// An integer in decimal, from its last digit back.
+    mutating func decimal(_ value: Int64) {
+        if value < 0 { self.byte(UInt8(ascii: "-")) }
+        var rest = value.magnitude
+        // Ids, ages and distances have a few digits: counted by comparison, not by division.
+        var digits = rest < 10 ? 1 : rest < 100 ? 2 : rest < 1_000 ? 3 : rest < 10_000 ? 4 : rest < 100_000 ? 5 : rest < 1_000_000 ? 6 : 7
+        var t = rest / 10_000_000
+        while t > 0 {
+            t /= 10
+            digits += 1
+        }
+        self.at += digits
+        var end = self.at
+        repeat {
+            end -= 1
+            end.pointee = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+            rest /= 10
+        } while rest > 0
+    }
+
+    /// A finite number, as ``JSONWriter/number(_:)-(Double)`` writes it.
+    mutating func number(_ value: Double) {
+        if value == 0 {
+            if value.sign == .minus { self.raw("-0") } else { self.raw("0") }
+        } else if value.rounded() == value, abs(value) <= 9_007_199_254_740_992 {
+            self.decimal(Int64(value))
+        } else {
+            var text = value.description
+            text.withUTF8 { utf8 in
+                copy(utf8.baseAddress!, utf8.count, to: self.at)
+                self.at += utf8.count
+            }
+        }
+    }
+
+    /// A string, quoted and escaped as ``JSONWriter/string(_:)`` writes it.
+    mutating func string(_ value: String) {
+        self.byte(UInt8(ascii: "\""))
+        // Its bytes read where they are (not through a copy of the string, which counts a reference).
+        if value.utf8.withContiguousStorageIfAvailable({ self.content($0) }) == nil {
+            var value = value
+            value.withUTF8 { self.content($0) }
+        }
+        self.byte(UInt8(ascii: "\""))
+    }
+
+    private mutating func content(_ utf8: UnsafeBufferPointer<UInt8>) {
+        guard JSONWriter.needsEscaping(utf8) else {
+            if let base = utf8.baseAddress { copy(base, utf8.count, to: self.at) }
+            self.at += utf8.count
+            return
+        }
+        var escaped = JSONWriter(capacity: 6 * utf8.count)
+        escaped.stringContent(utf8)
+        escaped.withBytes { bytes in
+            if let base = bytes.baseAddress { copy(base, bytes.count, to: self.at) }
+            self.at += bytes.count
+        }
+    }
+}
+
+/// Copies `n` bytes: up to 16 in two words (or fewer, overlapping), not by a call to `memmove`,
+/// which cost more than the copy for so few bytes (a sixth of the nearby answer's writing in
+/// `perf`). The ranges must not overlap.
+@inline(__always)
+private func copy(_ source: UnsafePointer<UInt8>, _ n: Int, to destination: UnsafeMutablePointer<UInt8>) {
+    let to = UnsafeMutableRawPointer(destination), from = UnsafeRawPointer(source)
+    switch n {
+    case 8...16:
+        let head = from.loadUnaligned(as: UInt64.self), tail = from.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
+        to.storeBytes(of: head, as: UInt64.self)
+        to.storeBytes(of: tail, toByteOffset: n - 8, as: UInt64.self)
+    case 4..<8:
+        let head = from.loadUnaligned(as: UInt32.self), tail = from.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)
+        to.storeBytes(of: head, as: UInt32.self)
+        to.storeBytes(of: tail, toByteOffset: n - 4, as: UInt32.self)
+    case 0..<4:
+        for i in 0..<n { destination[i] = source[i] }
+    default:
+        to.copyMemory(from: from, byteCount: n)
+    }
+}
+
 /// A growing run of bytes in one allocation, freed with the writer.
 private struct Bytes: ~Copyable {
     private var start: UnsafeMutablePointer<UInt8>
@@ -338,30 +474,25 @@ private struct Bytes: ~Copyable {
         self.count += digits
     }
 
-    /// Most runs an answer is written in are keys, punctuation and short names: up to 16 bytes
-    /// are copied here in two words (or fewer, overlapping), not by a call to `memmove`, which
-    /// cost more than the copy for so few bytes (a sixth of the nearby answer's writing in `perf`).
+    /// Most runs an answer is written in are keys, punctuation and short names (see ``copy``).
     @inline(__always)
     mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
         guard let base = bytes.baseAddress else { return }
-        let n = bytes.count
-        self.reserve(n)
-        let to = UnsafeMutableRawPointer(self.start + self.count), from = UnsafeRawPointer(base)
-        switch n {
-        case 8...16:
-            let head = from.loadUnaligned(as: UInt64.self), tail = from.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
-            to.storeBytes(of: head, as: UInt64.self)
-            to.storeBytes(of: tail, toByteOffset: n - 8, as: UInt64.self)
-        case 4..<8:
-            let head = from.loadUnaligned(as: UInt32.self), tail = from.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)
-            to.storeBytes(of: head, as: UInt32.self)
-            to.storeBytes(of: tail, toByteOffset: n - 4, as: UInt32.self)
-        case 0..<4:
-            for i in 0..<n { to.storeBytes(of: from.load(fromByteOffset: i, as: UInt8.self), toByteOffset: i, as: UInt8.self) }
-        default:
-            to.copyMemory(from: from, byteCount: n)
-        }
-        self.count += n
+        self.reserve(bytes.count)
+        copy(base, bytes.count, to: self.start + self.count)
+        self.count += bytes.count
+    }
+
+    /// Makes room for `bound` bytes and lets `body` write them from their start; `body` says how
+    /// many it wrote.
+    @inline(__always)
+    mutating func withRoom(_ bound: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+        self.reserve(bound)
+        self.count += body(self.start + self.count)
+    }
+
+    func withBytes<T>(_ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
+        body(UnsafeBufferPointer(start: self.start, count: self.count))
     }
 
     mutating func append(_ text: String) {

@@ -72,54 +72,62 @@ struct NearbyResponse: Encodable, JSONWritable, Sendable {
         json.key("people"); json.beginArray()
         // Friends nearby are mostly in one park: it is looked up once, not per friend.
         var lastPark: (id: ParkID, place: PlaceFragments.Place)?
-        // The places' parts are read in place, out of the one array that holds them all.
-        self.places.bytes.withUnsafeBufferPointer { parts in
-            for i in self.found.indices {
+        // The places' parts are read in place, out of the one array that holds them all, and so
+        // are the friends: a copy of each holds four strings (names, park, zone).
+        self.places.bytes.withUnsafeBufferPointer { parts in self.found.withUnsafeBufferPointer { found in
+            for i in found.indices {
                 let park: PlaceFragments.Place?, zone: PlaceFragments.Place?
-                if let id = self.found[i].park, let last = lastPark, last.id == id {
+                if let last = lastPark, found[i].park == last.id {
                     park = last.place
                 } else {
-                    park = self.found[i].park.flatMap { self.places.parks[$0] }
-                    if let id = self.found[i].park, let park { lastPark = (id, park) }
+                    park = found[i].park.flatMap { self.places.parks[$0] }
+                    if let id = found[i].park, let park { lastPark = (id, park) }
                 }
                 // By the place the rules found it at, or else by its id.
-                zone = self.found[i].zone.flatMap { id in self.found[i].zoneMark.zonePosition(in: self.index) ?? self.index.zonePosition(id) }
+                zone = found[i].zone.flatMap { id in found[i].zoneMark.zonePosition(in: self.index) ?? self.index.zonePosition(id) }
                     .flatMap { self.places.zones[$0] }
-                json.beginFragments()
-                json.fragment("{\"age\":")
-                json.fragment(decimal: Int64(self.found[i].age))
-                if let park {
-                    json.fragment(",\"description\":\"")
-                    json.fragment(parts[park.description])
-                    if let zone { json.fragment(parts[zone.description]) }
-                    json.fragment("\"")
+                // Room for the friend's object at its longest: the keys and punctuation (107 bytes
+                // with the longest precision), the numbers, the places' parts, the names escaped.
+                var bound = 160 + 2 * JSONRun.decimalBound + JSONRun.numberBound
+                    + JSONRun.stringBound(found[i].displayName) + JSONRun.stringBound(found[i].username)
+                if let park { bound += park.description.count + park.member.count }
+                if let zone { bound += zone.description.count + zone.member.count }
+                json.run(within: bound) { run in
+                    run.raw("{\"age\":")
+                    run.decimal(Int64(found[i].age))
+                    if let park {
+                        run.raw(",\"description\":\"")
+                        run.raw(parts[park.description])
+                        if let zone { run.raw(parts[zone.description]) }
+                        run.byte(UInt8(ascii: "\""))
+                    }
+                    if let distance = found[i].distance {
+                        run.raw(",\"distance\":")
+                        run.number(distance)
+                    }
+                    if let park {
+                        run.byte(UInt8(ascii: ","))
+                        run.raw(parts[park.member])
+                    }
+                    switch found[i].precision {
+                    case .exact: run.raw(",\"precision\":\"exact\",\"user\":{\"displayName\":")
+                    case .approximate: run.raw(",\"precision\":\"approximate\",\"user\":{\"displayName\":")
+                    case .parkOnly: run.raw(",\"precision\":\"park-only\",\"user\":{\"displayName\":")
+                    }
+                    run.string(found[i].displayName)
+                    run.raw(",\"id\":")
+                    run.decimal(found[i].id.rawValue)
+                    run.raw(",\"username\":")
+                    run.string(found[i].username)
+                    run.byte(UInt8(ascii: "}"))
+                    if let zone {
+                        run.byte(UInt8(ascii: ","))
+                        run.raw(parts[zone.member])
+                    }
+                    run.byte(UInt8(ascii: "}"))
                 }
-                if let distance = self.found[i].distance {
-                    json.fragment(",\"distance\":")
-                    json.fragment(number: distance)
-                }
-                if let park {
-                    json.fragment(",")
-                    json.fragment(parts[park.member])
-                }
-                switch self.found[i].precision {
-                case .exact: json.fragment(",\"precision\":\"exact\",\"user\":{\"displayName\":")
-                case .approximate: json.fragment(",\"precision\":\"approximate\",\"user\":{\"displayName\":")
-                case .parkOnly: json.fragment(",\"precision\":\"park-only\",\"user\":{\"displayName\":")
-                }
-                json.fragment(string: self.found[i].displayName)
-                json.fragment(",\"id\":")
-                json.fragment(decimal: self.found[i].id.rawValue)
-                json.fragment(",\"username\":")
-                json.fragment(string: self.found[i].username)
-                json.fragment("}")
-                if let zone {
-                    json.fragment(",")
-                    json.fragment(parts[zone.member])
-                }
-                json.fragment("}")
             }
-        }
+        } }
         json.endArray()
         if let radius = self.radius { json.key("radius"); json.number(radius) }
         json.endObject()
