@@ -158,9 +158,13 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
         guard !self.removed else { return }
         self.awaiting = false
         self.send(answer, context: context)
-        self.routes.metrics.request(method: method, route: answer.route, status: Int(answer.status.code),
-                                    duration: ContinuousClock.now - start)
-        self.routes.metrics.fastLaneAnswered(route: answer.route)
+        if let series = answer.series {
+            self.routes.metrics.laneAnswered(series, duration: ContinuousClock.now - start)
+        } else {
+            self.routes.metrics.request(method: method, route: answer.route, status: Int(answer.status.code),
+                                        duration: ContinuousClock.now - start)
+            self.routes.metrics.fastLaneAnswered(route: answer.route)
+        }
         if !self.held.isEmpty {
             let held = self.held
             self.held = []

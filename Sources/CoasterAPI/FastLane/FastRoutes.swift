@@ -30,6 +30,8 @@ struct FastRoutes: Sendable {
     let logger: Logger
     /// `GET /health`'s body, encoded as the router encodes it.
     let health: ByteBuffer
+    /// Where each route's `200 OK` answers are counted.
+    let healthSeries, locateSeries, nearbySeries, fixesSeries: ServiceMetrics.LaneSeries
 
     init(_ service: Service, logger: Logger) throws {
         self.sessions = service.sessions
@@ -42,6 +44,10 @@ struct FastRoutes: Sendable {
         self.metrics = service.metrics
         self.logger = logger
         self.health = ByteBuffer(bytes: try AppRequestContext.encoder.encode(HealthController.alive))
+        self.healthSeries = service.metrics.laneSeries(method: "GET", route: "/health")
+        self.locateSeries = service.metrics.laneSeries(method: "GET", route: "/v1/locate")
+        self.nearbySeries = service.metrics.laneSeries(method: "GET", route: "/v1/friends/nearby")
+        self.fixesSeries = service.metrics.laneSeries(method: "POST", route: "/v1/fixes")
     }
 
     /// A fast-lane answer: the status, the problem's headers if it is one, the body.
@@ -53,6 +59,8 @@ struct FastRoutes: Sendable {
         var route: String
         /// The request's id, as Hummingbird makes them (also in a problem's body).
         var requestID: String
+        /// Where it is counted, if it is a `200 OK` (else by its route and status).
+        var series: ServiceMetrics.LaneSeries?
     }
 
     /// The answer to `head`, or `nil` to leave the request to the router.
@@ -62,15 +70,16 @@ struct FastRoutes: Sendable {
         let uri = RequestTarget(target)
         switch uri.path {
         case "/health":
-            return Answer(status: .ok, headers: Self.json, body: self.health, route: "/health", requestID: RequestID().description)
+            return Answer(status: .ok, headers: Self.json, body: self.health, route: "/health", requestID: RequestID().description,
+                          series: self.healthSeries)
         case "/v1/locate":
             guard self.caller(headers.authorization) != nil else { return nil }
-            return self.run("/v1/locate") {
+            return self.run("/v1/locate", self.locateSeries) {
                 try ParksController.locate(uri.queryParameters, in: self.fences.indexAndPlaces).jsonBuffer
             }
         case "/v1/friends/nearby":
             guard let me = self.caller(headers.authorization) else { return nil }
-            return self.run("/v1/friends/nearby") {
+            return self.run("/v1/friends/nearby", self.nearbySeries) {
                 try self.nearby.friendsNearby(of: me.id, query: uri.queryParameters)?.jsonBuffer
             }
         default:
@@ -107,14 +116,14 @@ struct FastRoutes: Sendable {
             try self.fixRates.take(request.caller, what: "fix")
             fixes = try FixRecorder.fixes(in: request.body, policy: self.fixes.policy)
         } catch {
-            answer(self.answer(route, requestID: request.requestID, .failure(error)))
+            answer(self.answer(route, self.fixesSeries, requestID: request.requestID, .failure(error)))
             return
         }
         let reply = NIOLoopBound(answer, eventLoop: loop)
         self.fixes.record(fixes, for: request.caller, source: .api) { result in
             loop.execute {
                 let json = result.map { FixesResponse(fixes: fixes, results: $0.results).jsonBuffer }
-                reply.value(self.answer(route, requestID: request.requestID, json))
+                reply.value(self.answer(route, self.fixesSeries, requestID: request.requestID, json))
             }
         }
     }
@@ -127,7 +136,7 @@ struct FastRoutes: Sendable {
 
     /// Runs a route's code: its JSON, or the problem it throws written as ``ProblemMiddleware``
     /// writes it; `nil` if the route's code leaves the request to the router.
-    private func run(_ route: String, _ body: () throws -> ByteBuffer?) -> Answer? {
+    private func run(_ route: String, _ series: ServiceMetrics.LaneSeries, _ body: () throws -> ByteBuffer?) -> Answer? {
         let requestID = RequestID().description
         let json: Result<ByteBuffer, any Error>
         do {
@@ -136,15 +145,16 @@ struct FastRoutes: Sendable {
         } catch {
             json = .failure(error)
         }
-        return self.answer(route, requestID: requestID, json)
+        return self.answer(route, series, requestID: requestID, json)
     }
 
-    /// The answer carrying `json`, or the problem ``ProblemMiddleware`` makes of the error.
-    private func answer(_ route: String, requestID: String, _ json: Result<ByteBuffer, any Error>) -> Answer {
+    /// The answer carrying `json` (counted in `series`), or the problem ``ProblemMiddleware``
+    /// makes of the error.
+    private func answer(_ route: String, _ series: ServiceMetrics.LaneSeries, requestID: String, _ json: Result<ByteBuffer, any Error>) -> Answer {
         let problem: Problem
         switch json {
         case .success(let body):
-            return Answer(status: .ok, headers: Self.json, body: body, route: route, requestID: requestID)
+            return Answer(status: .ok, headers: Self.json, body: body, route: route, requestID: requestID, series: series)
         case .failure(let thrown as Problem):
             problem = thrown
         case .failure(let thrown as DecodingError):
