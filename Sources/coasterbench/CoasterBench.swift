@@ -179,16 +179,15 @@ struct Engine: ParsableCommand {
                 let named = operation != "nearby"
                 let written = operation == "nearby-answer"
                 var j = 0
-                // Friends found, and calls made, over every pass of every round.
-                var found = 0, made = 0
+                // Friends found, answers' bytes written, and calls made, over every pass of every round.
+                var found = 0, bytes = 0, made = 0
                 out.append(Operation(label: label, calls: min(self.calls, 50_000), call: {
                     let asker = askers[j % askers.count]
                     j += 1
                     let listed = directory.withFriends(of: asker) { friends -> Int in
                         guard named else { return (try? rules.findFriendsNearby(friends, radius: 500, now: Date()).get())?.count ?? 0 }
                         guard let list = try? rules.friendsNearby(friends, radius: 500, now: Date(), index: index).get() else { return 0 }
-                        // The answer's bytes are made and counted, so that they are not optimised away.
-                        if written { _ = answers.length(radius: 500, people: list) }
+                        if written { bytes += answers.length(radius: 500, people: list) }
                         return list.count
                     } ?? 0
                     found += listed
@@ -196,7 +195,8 @@ struct Engine: ParsableCommand {
                     return listed
                 }, note: {
                     let perQuery = Double(found) / Double(max(1, made))
-                    return "\(String(format: "%.1f", perQuery)) friends found per query; directory loaded in \(String(format: "%.1f", loaded)) s"
+                    let answer = written ? "; \(bytes / max(1, made)) bytes an answer" : ""
+                    return "\(String(format: "%.1f", perQuery)) friends found per query\(answer); directory loaded in \(String(format: "%.1f", loaded)) s"
                 }))
             }
         }

@@ -102,16 +102,19 @@ public final class ServiceMetrics: Sendable {
     /// One request: its count by method, route template and status, and its latency.
     func request(method: String, route: String, status: Int, duration: Duration) {
         // Clients may send any method name; the series stay bounded by the routes.
-        let key = RequestKey(method: Self.knownMethods.contains(method) ? method : "other", route: route, status: status)
-        let series = self.requestSeries.withLock { cache in
+        let series = self.series(RequestKey(method: Self.knownMethods.contains(method) ? method : "other", route: route, status: status))
+        series.count.increment()
+        series.latency.record(duration)
+    }
+
+    private func series(_ key: RequestKey) -> (count: Counter, latency: DurationHistogram) {
+        self.requestSeries.withLock { cache in
             if let found = cache[key] { return found }
-            let made = (count: self.counter(Self.requests, [("method", key.method), ("route", route), ("status", String(status))]),
-                        latency: self.latency(Self.requestDuration, [("method", key.method), ("route", route)]))
+            let made = (count: self.counter(Self.requests, [("method", key.method), ("route", key.route), ("status", String(key.status))]),
+                        latency: self.latency(Self.requestDuration, [("method", key.method), ("route", key.route)]))
             cache[key] = made
             return made
         }
-        series.count.increment()
-        series.latency.record(duration)
     }
 
     /// A request the fast lane answered (besides ``request(method:route:status:duration:)``).
@@ -128,14 +131,7 @@ public final class ServiceMetrics: Sendable {
     }
 
     func laneSeries(method: String, route: String) -> LaneSeries {
-        let key = RequestKey(method: method, route: route, status: 200)
-        let series = self.requestSeries.withLock { cache in
-            if let found = cache[key] { return found }
-            let made = (count: self.counter(Self.requests, [("method", method), ("route", route), ("status", "200")]),
-                        latency: self.latency(Self.requestDuration, [("method", method), ("route", route)]))
-            cache[key] = made
-            return made
-        }
+        let series = self.series(RequestKey(method: method, route: route, status: 200))
         return LaneSeries(count: series.count, latency: series.latency, lane: self.counter(Self.fastLaneRequests, [("route", route)]))
     }
 
