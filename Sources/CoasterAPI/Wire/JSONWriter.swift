@@ -180,6 +180,11 @@ struct JSONWriter: ~Copyable {
     /// (it must not: the caller's bound counts every part at its longest).
     mutating func run(within bound: Int, _ body: (inout JSONRun) -> Void) {
         self.separate()
+        self.part(within: bound, body)
+    }
+
+    /// Writes through `body` into room for at most `bound` bytes; traps if it wrote more.
+    private mutating func part(within bound: Int, _ body: (inout JSONRun) -> Void) {
         self.out.withRoom(bound) { start in
             var run = JSONRun(at: start)
             body(&run)
@@ -190,23 +195,17 @@ struct JSONWriter: ~Copyable {
     }
 
     mutating func fragment(decimal value: Int64) {
-        self.out.append(decimal: value)
+        self.part(within: JSONRun.decimalBound) { $0.decimal(value) }
     }
 
     /// A finite number, as ``number(_:)-(Double)`` writes it.
     mutating func fragment(number value: Double) {
-        if value == 0 {
-            self.raw(value.sign == .minus ? "-0" : "0")
-        } else if value.rounded() == value, abs(value) <= 9_007_199_254_740_992 {
-            self.out.append(decimal: Int64(value))
-        } else {
-            self.out.append(value.description)
-        }
+        self.part(within: JSONRun.numberBound) { $0.number(value) }
     }
 
     mutating func number(_ value: Int64) {
         self.separate()
-        self.out.append(decimal: value)
+        self.fragment(decimal: value)
     }
 
     /// A time as the shared encoder's `.iso8601` strategy writes it: UTC, whole seconds rounded
@@ -450,30 +449,6 @@ private struct Bytes: ~Copyable {
         self.count += text.count + 3
     }
 
-    /// An integer in decimal, written in place (no `String` made for it).
-    mutating func append(decimal value: Int64) {
-        var digits = 1
-        var rest = value.magnitude
-        while rest >= 10 {
-            rest /= 10
-            digits += 1
-        }
-        // 19 digits and a sign at most.
-        self.reserve(20)
-        var at = self.start + self.count
-        if value < 0 {
-            at.pointee = UInt8(ascii: "-")
-            at += 1
-            self.count += 1
-        }
-        rest = value.magnitude
-        for i in stride(from: digits - 1, through: 0, by: -1) {
-            at[i] = UInt8(ascii: "0") + UInt8(rest % 10)
-            rest /= 10
-        }
-        self.count += digits
-    }
-
     /// Most runs an answer is written in are keys, punctuation and short names (see ``copy``).
     @inline(__always)
     mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
@@ -493,11 +468,6 @@ private struct Bytes: ~Copyable {
 
     func withBytes<T>(_ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
         body(UnsafeBufferPointer(start: self.start, count: self.count))
-    }
-
-    mutating func append(_ text: String) {
-        var text = text
-        text.withUTF8 { self.append(contentsOf: $0) }
     }
 
     var buffer: ByteBuffer { ByteBuffer(bytes: UnsafeBufferPointer(start: self.start, count: self.count)) }
