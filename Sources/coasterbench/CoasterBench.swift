@@ -161,17 +161,17 @@ struct Engine: ParsableCommand {
                                          ("named", "fence lookup, point, with names (`/v1/locate`)", "same probes, the route's JSON answer")]
         where selected.contains(operation) {
             var m = 0
-            let answers = operation == "named" ? LocateAnswers(index) : nil
+            let answers = operation == "named" ? RouteAnswers(index) : nil
             out.append(Operation(label: label, calls: self.calls, call: {
                 let p = Coordinate(lat: probes[m % probes.count].lat, lon: probes[m % probes.count].lon)
                 m += 1
-                return answers?.length(at: p, accuracy: 0) ?? index.matches(p).parkCount
+                return answers?.locateLength(at: p, accuracy: 0) ?? index.matches(p).parkCount
             }, note: { answers != nil ? note : "\(note); \(share())" }))
         }
         if let (directory, askers, loaded) = world.nearby {
             let rules = NearbyRules()
             // By id and distance, as PostGIS's query answers; and named and sorted, as the route.
-            let answers = NearbyAnswers(index)
+            let answers = RouteAnswers(index)
             for (operation, label) in [("nearby", "nearby friends, 500 m (ids, PostGIS's query)"),
                                        ("nearby-named", "nearby friends, 500 m, named (`/v1/friends/nearby`)"),
                                        ("nearby-answer", "nearby friends' answer, 500 m (named, the route's JSON)")]
@@ -187,7 +187,7 @@ struct Engine: ParsableCommand {
                     let listed = directory.withFriends(of: asker) { friends -> Int in
                         guard named else { return (try? rules.findFriendsNearby(friends, radius: 500, now: Date()).get())?.count ?? 0 }
                         guard let list = try? rules.friendsNearby(friends, radius: 500, now: Date(), index: index).get() else { return 0 }
-                        if written { bytes += answers.length(radius: 500, people: list) }
+                        if written { bytes += answers.nearbyLength(radius: 500, people: list) }
                         return list.count
                     } ?? 0
                     found += listed

@@ -174,7 +174,7 @@ struct FastRoutes: Sendable {
     private static let json: HTTPFields = [.contentType: "application/json; charset=utf-8"]
 
     /// What the fast lane reads of a request's headers.
-    struct Headers {
+    private struct Headers {
         var authorization: String?
         /// `Content-Length`, if the request has one (a single field, a number).
         var contentLength: Int?
@@ -183,7 +183,7 @@ struct FastRoutes: Sendable {
     /// The target as the router's request would carry it, if it is in origin form (`/path?query`):
     /// the conversion to `HTTPTypes` keeps such a target as it is. An absolute URL (which the
     /// conversion rewrites to its path) or `*` is left to the router.
-    static func originForm(_ target: String) -> String? {
+    private static func originForm(_ target: String) -> String? {
         target.utf8.first == UInt8(ascii: "/") ? target : nil
     }
 
@@ -197,7 +197,7 @@ struct FastRoutes: Sendable {
     /// Names are matched as HTTP matches them, in any case; a field whose name is not a token,
     /// which the conversion to `HTTPTypes` would drop, is passed over here too (NIO's parser
     /// refuses such requests before they get here).
-    static func read(_ fields: HTTPHeaders) -> Headers? {
+    private static func read(_ fields: HTTPHeaders) -> Headers? {
         var authorization: String?
         var contentLength: Int?
         for (name, value) in fields {
@@ -220,7 +220,7 @@ struct FastRoutes: Sendable {
     }
 
     /// The fields ``read(_:)`` looks at.
-    enum Field {
+    private enum Field {
         case authorization, contentLength, connection
         /// `Transfer-Encoding`, `Expect`, `Upgrade`: the request is the router's.
         case refused
@@ -228,7 +228,7 @@ struct FastRoutes: Sendable {
 
     /// Which of ``Field`` a field's name is, in any case; `nil` for every other name. By length
     /// first: most fields a client sends are none of these.
-    static func field(_ name: String) -> Field? {
+    private static func field(_ name: String) -> Field? {
         var name = name
         return name.withUTF8 { bytes -> Field? in
             func named(_ lowercase: StaticString) -> Bool {

@@ -167,11 +167,9 @@ struct JSONWriter: ~Copyable {
         self.out.append(contentsOf: UnsafeBufferPointer(rebasing: written))
     }
 
-    /// A string, quoted and escaped.
+    /// A string, quoted and escaped (``JSONRun/string(_:)``).
     mutating func fragment(string value: String) {
-        self.out.append(UInt8(ascii: "\""))
-        self.stringContent(value)
-        self.out.append(UInt8(ascii: "\""))
+        self.part(within: JSONRun.stringBound(value)) { $0.string(value) }
     }
 
     /// Writes a value the caller builds whole, like the `fragment` calls, through `body` into room

@@ -241,9 +241,10 @@ struct LocateResponse: Encodable, JSONWritable, Sendable {
     }
 }
 
-/// `GET /v1/locate`'s answers for valid positions, written as the route writes them: what
-/// `coasterbench engine` times as the named lookup, the route's work without the HTTP around it.
-package struct LocateAnswers: Sendable {
+/// The hot routes' answers, written as the routes write them: what `coasterbench engine` times as
+/// the named lookup (`GET /v1/locate`, valid positions) and the nearby answer
+/// (`GET /v1/friends/nearby`), the routes' work without the HTTP around it.
+package struct RouteAnswers: Sendable {
     private let index: FenceIndex
     private let places: PlaceFragments
 
@@ -252,26 +253,14 @@ package struct LocateAnswers: Sendable {
         self.places = PlaceFragments(index)
     }
 
-    /// The answer's length in bytes.
-    package func length(at position: Coordinate, accuracy: Double) -> Int {
+    /// The length in bytes of the locate answer at `position`.
+    package func locateLength(at position: Coordinate, accuracy: Double) -> Int {
         LocateResponse(position: position, accuracy: accuracy, matches: self.index.matches(position, accuracy: accuracy), index: self.index,
                        places: self.places).jsonBuffer.readableBytes
     }
-}
 
-/// `GET /v1/friends/nearby`'s answers, written as the route writes them: what `coasterbench
-/// engine` times as the nearby answer, the route's work without the HTTP around it.
-package struct NearbyAnswers: Sendable {
-    private let index: FenceIndex
-    private let places: PlaceFragments
-
-    package init(_ index: FenceIndex) {
-        self.index = index
-        self.places = PlaceFragments(index)
-    }
-
-    /// The length in bytes of the answer listing `people` (as the rules list them).
-    package func length(radius: Double, people: [NearbyPerson]) -> Int {
+    /// The length in bytes of the nearby answer listing `people` (as the rules list them).
+    package func nearbyLength(radius: Double, people: [NearbyPerson]) -> Int {
         NearbyResponse(radius: radius, people: people, index: self.index, places: self.places).jsonBuffer.readableBytes
     }
 }
