@@ -160,11 +160,16 @@ public func buildApplication(_ configuration: ServiceConfiguration, service: Ser
     } else {
         http1 = .init(idleTimeout: idleTimeout)
     }
+    let webSocketResponder = router.buildResponder()
     return Application(
         router: router,
-        server: .http1WebSocketUpgrade(
-            webSocketRouter: router,
-            configuration: HTTP1WebSocketUpgradeChannel.Configuration(http1: http1, ws: .init(autoPing: .enabled(timePeriod: .seconds(30))))),
+        server: HTTPServerBuilder { responder in
+            GuardedHTTPChannel(
+                inner: HTTP1WebSocketUpgradeChannel(
+                    responder: responder, webSocketResponder: webSocketResponder,
+                    configuration: .init(http1: http1, ws: .init(autoPing: .enabled(timePeriod: .seconds(30))))),
+                limits: http1.httpDecoder, idleTimeout: idleTimeout)
+        },
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "coasterlife"),
         logger: logger)
 }

@@ -9,6 +9,7 @@ public enum ProblemType: String, Sendable, CaseIterable {
     case methodNotAllowed = "method-not-allowed"
     case invalidParameter = "invalid-parameter"
     case malformedBody = "malformed-body"
+    case malformedRequest = "malformed-request"
     case invalidParkFile = "invalid-park-file"
     case payloadTooLarge = "payload-too-large"
     case unsupportedMediaType = "unsupported-media-type"
@@ -142,8 +143,9 @@ public struct Problem: Error, HTTPResponseError, Sendable {
         return headers
     }
 
-    /// The JSON body for a request to `path` (its `instance`) with this request id.
-    func body(path: String, requestID: String) throws -> Data {
+    /// The JSON body for a request to `path` (its `instance`; none for a request that could not
+    /// be read) with this request id.
+    func body(path: String?, requestID: String) throws -> Data {
         let body = Body(
             type: self.type.uri, title: self.title, status: Int(self.status.code), detail: self.detail,
             instance: path, requestId: requestID,

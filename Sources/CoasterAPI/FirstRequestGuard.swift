@@ -1,0 +1,170 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// Hummingbird's HTTP/1 channel with its WebSocket upgrade, and a ``FirstRequestGuard`` on each
+/// connection until its first request head is read.
+///
+/// Until then the pipeline is NIO's upgrade negotiation, which Hummingbird sets up without error
+/// handling and without an idle timeout (both come with the handlers it adds once the head is
+/// read). So a first request that did not parse — a space in a header name, a bad
+/// `Content-Length`, headers over the decoder's limits — got no answer, and its connection stayed
+/// open until the client gave up; so did a connection that never sent a whole head.
+struct GuardedHTTPChannel: ServerChildChannel {
+    typealias Value = HTTP1WebSocketUpgradeChannel.Value
+
+    let inner: HTTP1WebSocketUpgradeChannel
+    let limits: HTTP1Channel.Configuration.DecoderConfiguration
+    /// How long a connection may take to send its first head; nil for ever.
+    let idleTimeout: TimeAmount?
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        self.inner.setup(channel: channel, logger: logger).flatMapThrowing { value in
+            // Behind the upgrade handler: the handlers Hummingbird adds once the first head is
+            // read go behind this one, which leaves when that head passes it.
+            try channel.pipeline.syncOperations.addHandler(
+                FirstRequestGuard(limits: self.limits, idleTimeout: self.idleTimeout, logger: logger))
+            return value
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await self.inner.handle(value: value, logger: logger)
+    }
+}
+
+/// Answers a connection's first request when NIO's decoder cannot parse it, with a problem
+/// (`/problems/malformed-request`: 400, or 431 for a header block over the limits) and
+/// `Connection: close`, then closes; closes a connection that sends no whole head within the idle
+/// timeout. It leaves the pipeline when the first head passes it, or when the connection is
+/// upgraded to a WebSocket: from then on Hummingbird's handlers answer what does not parse (a 400)
+/// and keep the idle timeout.
+final class FirstRequestGuard: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let limits: HTTP1Channel.Configuration.DecoderConfiguration
+    private let idleTimeout: TimeAmount?
+    private let logger: Logger
+    private var timeout: Scheduled<Void>?
+    /// The malformed request has been answered: the decoder's further errors are its echoes.
+    private var answered = false
+
+    init(limits: HTTP1Channel.Configuration.DecoderConfiguration, idleTimeout: TimeAmount?, logger: Logger) {
+        self.limits = limits
+        self.idleTimeout = idleTimeout
+        self.logger = logger
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { self.startClock(context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        self.startClock(context)
+        context.fireChannelActive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.timeout?.cancel()
+        self.timeout = nil
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let first: Bool
+        if case .head = self.unwrapInboundIn(data) { first = true } else { first = false }
+        context.fireChannelRead(data)
+        if first { self.leave(context) }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        context.fireUserInboundEventTriggered(event)
+        // Upgraded: the head was the upgrade handler's, and what follows is WebSocket frames.
+        if event is HTTPServerUpgradeEvents { self.leave(context) }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard let parse = error as? HTTPParserError else {
+            context.fireErrorCaught(error)
+            return
+        }
+        guard !self.answered else { return }
+        self.answered = true
+        self.timeout?.cancel()
+        self.timeout = nil
+        let problem = self.problem(for: parse)
+        let requestID = RequestID().description
+        self.logger.debug("malformed first request", metadata: ["error": "\(parse)", "hb.request.id": "\(requestID)"])
+        guard let body = try? problem.body(path: nil, requestID: requestID) else {
+            self.close(context)
+            return
+        }
+        var date = HTTPDate()
+        let headers = HTTPHeaders([
+            ("Content-Type", "application/problem+json"), ("Content-Length", String(body.count)), ("Connection", "close"),
+            (HTTPField.Name.requestID.rawName, requestID), ("Date", date.now()), ("Server", "coasterlife"),
+        ])
+        let head = HTTPResponseHead(version: .http1_1,
+                                    status: HTTPResponseStatus(statusCode: Int(problem.status.code), reasonPhrase: problem.status.reasonPhrase),
+                                    headers: headers)
+        context.write(self.wrapOutboundOut(.head(head)), promise: nil)
+        context.write(self.wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
+        let written = context.eventLoop.makePromise(of: Void.self)
+        context.writeAndFlush(self.wrapOutboundOut(.end(nil)), promise: written)
+        written.futureResult.assumeIsolated().whenComplete { [self] _ in self.close(context) }
+    }
+
+    /// What was wrong, in the client's terms.
+    func problem(for error: HTTPParserError) -> Problem {
+        let detail: String
+        switch error {
+        case .headerOverflow:
+            return Problem(
+                .malformedRequest, status: .requestHeaderFieldsTooLarge, title: "Request header fields too large",
+                detail: "The request's header block is over the limits: \(self.limits.maxHeaderFieldCount) fields, "
+                    + "\(self.limits.maxHeaderListSize / 1024) KiB in all, \(self.limits.maxHeaderFieldSize / 1024) KiB a field.")
+        case .invalidHeaderToken: detail = "a header field's name is not a token (no spaces, no separators) or has no colon"
+        case .invalidContentLength, .unexpectedContentLength: detail = "Content-Length is not a single decimal number"
+        case .invalidMethod: detail = "the method is not a token"
+        case .invalidURL: detail = "the request target has characters a URL cannot hold"
+        case .invalidVersion: detail = "the request line does not end with HTTP/1.0 or HTTP/1.1"
+        case .invalidChunkSize: detail = "a chunk's size is not hexadecimal"
+        case .lfExpected, .invalidConstant, .invalidCharactersUsed, .strictModeAssertion:
+            detail = "the request line or a header line is not HTTP/1.1 (each ends with CRLF; no control characters)"
+        default: detail = "\(error)"
+        }
+        return Problem(.malformedRequest, status: .badRequest, title: "Malformed request",
+                       detail: "The request could not be read as HTTP/1.1: \(detail).")
+    }
+
+    private func startClock(_ context: ChannelHandlerContext) {
+        guard let idleTimeout = self.idleTimeout, self.timeout == nil else { return }
+        let loop = context.eventLoop.assumeIsolatedUnsafeUnchecked()
+        self.timeout = loop.scheduleTask(in: idleTimeout) { [self] in
+            self.timeout = nil
+            self.close(context)
+        }
+    }
+
+    private func leave(_ context: ChannelHandlerContext) {
+        self.timeout?.cancel()
+        self.timeout = nil
+        context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+    }
+
+    /// Closes as NIO's upgrade handler does when the peer stops sending before a whole head: it
+    /// closes the channel and ends the negotiation as `inputClosed`, which Hummingbird takes
+    /// quietly (a plain close ends it as a failure, which it logs as an error).
+    /// What the decoder says about the bytes it was left with is not answered.
+    private func close(_ context: ChannelHandlerContext) {
+        self.answered = true
+        context.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+        context.close(promise: nil)
+    }
+}

@@ -1,0 +1,77 @@
+import CoasterAPI
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+
+/// A connection's first request, before Hummingbird's own handlers are in its pipeline
+/// (`FirstRequestGuard`): what does not parse is answered with a problem and the connection
+/// closed; a connection that sends no whole head is closed after the idle timeout. With the fast
+/// lane and without it.
+@Suite("Malformed requests")
+struct MalformedRequestTests {
+    /// Each request, sent first on a connection of its own: the status, and a word of the detail.
+    static let malformed: [(request: String, status: String, detail: String)] = [
+        ("GET /health HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n", "400 Bad Request", "header field's name"),
+        ("GET /v1/parks HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n", "400 Bad Request", "Content-Length"),
+        ("GARBAGE\r\n\r\n", "400 Bad Request", "method"),
+        ("GET /health HTTP/1.1\r\nHost: x\r\n" + (0...1_000).map { "X-Field-\($0): 1\r\n" }.joined() + "\r\n",
+         "431 Request Header Fields Too Large", "1000 fields"),
+    ]
+
+    @Test(arguments: [true, false])
+    func answersAMalformedFirstRequestWithAProblem(fastLane: Bool) async throws {
+        let s = try await TestService()
+        defer { s.remove() }
+        var configuration = s.configuration
+        configuration.fastLane = fastLane
+        let app = try buildApplication(configuration, service: s.service, logger: Logger(label: "test"))
+        try await app.test(.live) { live in
+            let port = try #require(live.port)
+            for (request, status, word) in Self.malformed {
+                let connection = try RawConnection(port: port)
+                defer { connection.close() }
+                connection.send(request)
+                let (text, closed) = await connection.receiveAll()
+                #expect(closed, "the connection stayed open: \(request.prefix(40))")
+                let parts = text.components(separatedBy: "\r\n\r\n")
+                let head = parts[0].components(separatedBy: "\r\n")
+                #expect(head.first == "HTTP/1.1 \(status)", "\(text)")
+                #expect(head.contains("Content-Type: application/problem+json"), "\(text)")
+                #expect(head.contains("Connection: close"), "\(text)")
+                let problem = try #require(try JSONSerialization.jsonObject(with: Data(parts.dropFirst().joined().utf8)) as? [String: Any],
+                                           "\(text)")
+                #expect(problem["type"] as? String == "/problems/malformed-request")
+                #expect((problem["detail"] as? String)?.contains(word) == true, "\(problem)")
+                #expect(problem["status"] as? Int == Int(status.prefix(3)))
+                let requestID = head.first { $0.hasPrefix("X-Request-Id: ") }?.dropFirst(14)
+                #expect(requestID.map(String.init) == problem["requestId"] as? String)
+            }
+            // The server goes on: a well-formed request on a new connection is answered.
+            #expect(try await live.get("/health", as: nil).status == .ok)
+        }
+    }
+
+    /// A connection that sends nothing, or half a head, is closed once the idle timeout passes
+    /// (Hummingbird's idle handler only arrives with the first head).
+    @Test(arguments: [true, false])
+    func closesAConnectionThatSendsNoWholeHead(fastLane: Bool) async throws {
+        let s = try await TestService()
+        defer { s.remove() }
+        var configuration = s.configuration
+        configuration.fastLane = fastLane
+        configuration.idleTimeout = .seconds(1)
+        let app = try buildApplication(configuration, service: s.service, logger: Logger(label: "test"))
+        try await app.test(.live) { live in
+            let port = try #require(live.port)
+            let silent = try RawConnection(port: port), halfway = try RawConnection(port: port)
+            defer { silent.close(); halfway.close() }
+            let start = ContinuousClock.now
+            halfway.send("GET /health HTTP/1.1\r\nHost: x\r\n")
+            #expect(await silent.waitForClose(seconds: 10), "a silent connection stayed open")
+            #expect(await halfway.waitForClose(seconds: 10), "a connection with half a head stayed open")
+            #expect(ContinuousClock.now - start >= .seconds(1))
+        }
+    }
+}
