@@ -150,25 +150,28 @@ public func buildApplication(_ configuration: ServiceConfiguration, logger: Logg
 public func buildApplication(_ configuration: ServiceConfiguration, service: Service, logger: Logger) throws -> some ApplicationProtocol {
     let router = try buildRouter(service)
     let idleTimeout = TimeAmount.seconds(configuration.idleTimeout.components.seconds)
+    // Hummingbird's own limits, named once: the fast lane and the first request's guard state
+    // them in the problem for a header block over them.
+    let limits = HTTP1Channel.Configuration.DecoderConfiguration()
     // With the fast lane, the idle timeout is its to keep: Hummingbird's handler does not see the
     // requests it answers.
-    let http1: HTTP1Channel.Configuration
+    var http1: HTTP1Channel.Configuration
     if configuration.fastLane {
         let routes = try FastRoutes(service, logger: logger)
-        http1 = .init(additionalChannelHandlers: [FastLaneInstaller(FastLane(routes: routes, idleTimeout: idleTimeout), logger: logger)],
+        http1 = .init(additionalChannelHandlers: [FastLaneInstaller(FastLane(routes: routes, idleTimeout: idleTimeout, limits: limits), logger: logger)],
                       idleTimeout: nil)
     } else {
         http1 = .init(idleTimeout: idleTimeout)
     }
+    http1.httpDecoder = limits
+    let channel = HTTP1WebSocketUpgradeChannel.Configuration(http1: http1, ws: .init(autoPing: .enabled(timePeriod: .seconds(30))))
     let webSocketResponder = router.buildResponder()
     return Application(
         router: router,
         server: HTTPServerBuilder { responder in
             GuardedHTTPChannel(
-                inner: HTTP1WebSocketUpgradeChannel(
-                    responder: responder, webSocketResponder: webSocketResponder,
-                    configuration: .init(http1: http1, ws: .init(autoPing: .enabled(timePeriod: .seconds(30))))),
-                limits: http1.httpDecoder, idleTimeout: idleTimeout)
+                inner: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: channel),
+                limits: limits, idleTimeout: idleTimeout)
         },
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "coasterlife"),
         logger: logger)

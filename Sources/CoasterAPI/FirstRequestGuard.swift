@@ -47,7 +47,6 @@ struct GuardedHTTPChannel: ServerChildChannel {
 final class FirstRequestGuard: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
-    typealias OutboundOut = HTTPServerResponsePart
 
     private let limits: HTTP1Channel.Configuration.DecoderConfiguration
     private let idleTimeout: TimeAmount?
@@ -98,49 +97,21 @@ final class FirstRequestGuard: ChannelInboundHandler, RemovableChannelHandler {
         self.answered = true
         self.timeout?.cancel()
         self.timeout = nil
-        let problem = self.problem(for: parse)
-        let requestID = RequestID().description
-        self.logger.debug("malformed first request", metadata: ["error": "\(parse)", "hb.request.id": "\(requestID)"])
-        guard let body = try? problem.body(path: nil, requestID: requestID) else {
+        let answer = FastRoutes.Answer.malformedRequest(parse, limits: self.limits)
+        self.logger.debug("malformed first request", metadata: ["error": "\(parse)", "hb.request.id": "\(answer.requestID)"])
+        // Written beneath the HTTP encoder, as the fast lane writes its answers: the same bytes.
+        guard let encoder = try? context.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self) else {
             self.close(context)
             return
         }
         var date = HTTPDate()
-        let headers = HTTPHeaders([
-            ("Content-Type", "application/problem+json"), ("Content-Length", String(body.count)), ("Connection", "close"),
-            (HTTPField.Name.requestID.rawName, requestID), ("Date", date.now()), ("Server", "coasterlife"),
-        ])
-        let head = HTTPResponseHead(version: .http1_1,
-                                    status: HTTPResponseStatus(statusCode: Int(problem.status.code), reasonPhrase: problem.status.reasonPhrase),
-                                    headers: headers)
-        context.write(self.wrapOutboundOut(.head(head)), promise: nil)
-        context.write(self.wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
+        var bytes = context.channel.allocator.buffer(capacity: 256 + answer.body.readableBytes)
+        FastLane.writeHead(answer, date: date.now(), into: &bytes)
+        var body = answer.body
+        bytes.writeBuffer(&body)
         let written = context.eventLoop.makePromise(of: Void.self)
-        context.writeAndFlush(self.wrapOutboundOut(.end(nil)), promise: written)
+        encoder.writeAndFlush(NIOAny(IOData.byteBuffer(bytes)), promise: written)
         written.futureResult.assumeIsolated().whenComplete { [self] _ in self.close(context) }
-    }
-
-    /// What was wrong, in the client's terms.
-    func problem(for error: HTTPParserError) -> Problem {
-        let detail: String
-        switch error {
-        case .headerOverflow:
-            return Problem(
-                .malformedRequest, status: .requestHeaderFieldsTooLarge, title: "Request header fields too large",
-                detail: "The request's header block is over the limits: \(self.limits.maxHeaderFieldCount) fields, "
-                    + "\(self.limits.maxHeaderListSize / 1024) KiB in all, \(self.limits.maxHeaderFieldSize / 1024) KiB a field.")
-        case .invalidHeaderToken: detail = "a header field's name is not a token (no spaces, no separators) or has no colon"
-        case .invalidContentLength, .unexpectedContentLength: detail = "Content-Length is not a single decimal number"
-        case .invalidMethod: detail = "the method is not a token"
-        case .invalidURL: detail = "the request target has characters a URL cannot hold"
-        case .invalidVersion: detail = "the request line does not end with HTTP/1.0 or HTTP/1.1"
-        case .invalidChunkSize: detail = "a chunk's size is not hexadecimal"
-        case .lfExpected, .invalidConstant, .invalidCharactersUsed, .strictModeAssertion:
-            detail = "the request line or a header line is not HTTP/1.1 (each ends with CRLF; no control characters)"
-        default: detail = "\(error)"
-        }
-        return Problem(.malformedRequest, status: .badRequest, title: "Malformed request",
-                       detail: "The request could not be read as HTTP/1.1: \(detail).")
     }
 
     private func startClock(_ context: ChannelHandlerContext) {
@@ -166,5 +137,46 @@ final class FirstRequestGuard: ChannelInboundHandler, RemovableChannelHandler {
         self.answered = true
         context.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
         context.close(promise: nil)
+    }
+}
+
+extension Problem {
+    /// A request NIO's decoder could not read (`/problems/malformed-request`): what was wrong, in
+    /// the client's terms; 431 for a header block over the decoder's `limits`.
+    static func malformedRequest(_ error: HTTPParserError, limits: HTTP1Channel.Configuration.DecoderConfiguration) -> Problem {
+        var problem: Problem
+        let detail: String
+        switch error {
+        case .headerOverflow:
+            problem = Problem(
+                .malformedRequest, status: .requestHeaderFieldsTooLarge, title: "Request header fields too large",
+                detail: "The request's header block is over the limits: \(limits.maxHeaderFieldCount) fields, "
+                    + "\(limits.maxHeaderListSize / 1024) KiB in all, \(limits.maxHeaderFieldSize / 1024) KiB a field.")
+            problem.headers[.connection] = "close"
+            return problem
+        case .invalidHeaderToken: detail = "a header field's name is not a token (no spaces, no separators) or has no colon"
+        case .invalidContentLength, .unexpectedContentLength: detail = "Content-Length is not a single decimal number"
+        case .invalidMethod: detail = "the method is not a token"
+        case .invalidURL: detail = "the request target has characters a URL cannot hold"
+        case .invalidVersion: detail = "the request line does not end with HTTP/1.0 or HTTP/1.1"
+        case .invalidChunkSize: detail = "a chunk's size is not hexadecimal"
+        case .lfExpected, .invalidConstant, .invalidCharactersUsed, .strictModeAssertion:
+            detail = "the request line or a header line is not HTTP/1.1 (each ends with CRLF; no control characters)"
+        default: detail = "\(error)"
+        }
+        problem = Problem(.malformedRequest, status: .badRequest, title: "Malformed request",
+                          detail: "The request could not be read as HTTP/1.1: \(detail).")
+        problem.headers[.connection] = "close"
+        return problem
+    }
+}
+
+extension FastRoutes.Answer {
+    /// The answer to a request that could not be read: its problem, and `Connection: close`.
+    static func malformedRequest(_ error: HTTPParserError, limits: HTTP1Channel.Configuration.DecoderConfiguration) -> Self {
+        let problem = Problem.malformedRequest(error, limits: limits)
+        let requestID = RequestID().description
+        let body = (try? problem.body(path: nil, requestID: requestID)).map { ByteBuffer(bytes: $0) } ?? ByteBuffer()
+        return Self(status: problem.status, headers: problem.responseHeaders, body: body, route: "", requestID: requestID)
     }
 }

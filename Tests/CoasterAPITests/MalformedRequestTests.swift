@@ -53,6 +53,44 @@ struct MalformedRequestTests {
         }
     }
 
+    /// A malformed request behind others on a kept-alive connection is answered after them, in
+    /// order, and the connection closed: with a problem by the fast lane when nothing before it is
+    /// the router's (behind `/health`, and behind a fix batch being committed, whose answer comes
+    /// first), with Hummingbird's bare 400 behind a request the router answers, and without the
+    /// lane.
+    @Test(arguments: [true, false])
+    func answersALaterMalformedRequestInOrder(fastLane: Bool) async throws {
+        let clock = TestClock()
+        let s = try await TestService(clock: clock)
+        defer { s.remove() }
+        var configuration = s.configuration
+        configuration.fastLane = fastLane
+        let app = try buildApplication(configuration, service: s.service, logger: Logger(label: "test"))
+        try await app.test(.live) { live in
+            let ann = try await live.register("ann")
+            let port = try #require(live.port)
+            let fix = String(decoding: try JSONSerialization.data(withJSONObject: [fixJSON(41.4, -82.9, at: clock.now())]), as: UTF8.self)
+            let bad = "GET /health HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n"
+            let cases: [(first: String, answer: String, problem: Bool)] = [
+                ("GET /health HTTP/1.1\r\nHost: x\r\n\r\n", "{\"status\":\"ok\"}", fastLane),
+                (FastLaneTests.post(fix, token: ann.token), "\"accepted\":1", fastLane),
+                ("GET /ready HTTP/1.1\r\nHost: x\r\n\r\n", "\"status\":\"ready\"", false),
+            ]
+            for (first, answer, problem) in cases {
+                let connection = try RawConnection(port: port)
+                defer { connection.close() }
+                connection.send(first + bad)
+                let (text, closed) = await connection.receiveAll()
+                #expect(closed, "the connection stayed open: \(text)")
+                let responses = text.components(separatedBy: "HTTP/1.1 ").dropFirst()
+                #expect(responses.count == 2, "\(text)")
+                #expect(responses.first?.hasPrefix("200 OK\r\n") == true && responses.first?.contains(answer) == true, "\(text)")
+                #expect(responses.last?.hasPrefix("400 Bad Request\r\n") == true, "\(text)")
+                #expect(responses.last?.contains("\"type\":\"/problems/malformed-request\"") == problem, "\(text)")
+            }
+        }
+    }
+
     /// A connection that sends nothing, or half a head, is closed once the idle timeout passes
     /// (Hummingbird's idle handler only arrives with the first head).
     @Test(arguments: [true, false])

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -64,9 +65,18 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
     /// Where the answers' bytes are written: the pipeline's first handler, below the codec.
     private let wire = WireOut()
 
-    init(routes: FastRoutes, idleTimeout: TimeAmount?) {
+    /// The decoder's limits, which a problem for a header block over them states.
+    private let limits: HTTP1Channel.Configuration.DecoderConfiguration
+    /// A request the decoder could not read, behind a fix batch being committed: answered after it.
+    private var heldError: HTTPParserError?
+    /// A malformed request was answered and the connection is closing: the decoder's further
+    /// errors are its echoes.
+    private var closing = false
+
+    init(routes: FastRoutes, idleTimeout: TimeAmount?, limits: HTTP1Channel.Configuration.DecoderConfiguration = .init()) {
         self.routes = routes
         self.idleTimeout = idleTimeout
+        self.limits = limits
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -173,6 +183,10 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
             // What was passed on reaches the router's side only at the end of a read.
             context.fireChannelReadComplete()
         }
+        if let error = self.heldError, !self.awaiting {
+            self.heldError = nil
+            self.errorCaught(context: context, error: error)
+        }
         if self.readHeld, !self.awaiting {
             self.readHeld = false
             context.read()
@@ -191,15 +205,49 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
+    /// A request the decoder could not read (a space in a header name, a bad `Content-Length`, a
+    /// bad chunk size) is answered here with a problem when nothing is being answered before it,
+    /// and the connection closed: the router's side would answer a bare 400. Behind a request the
+    /// router is answering, the error goes on to it, which answers in order; behind a fix batch
+    /// being committed, it waits for the batch's answer. (A connection's first request never gets
+    /// here: ``FirstRequestGuard`` answers it.)
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard let parse = error as? HTTPParserError, self.wire.context != nil else {
+            context.fireErrorCaught(error)
+            return
+        }
+        if self.closing { return }
+        if self.awaiting {
+            self.heldError = parse
+            return
+        }
+        guard self.routed == 0 else {
+            context.fireErrorCaught(error)
+            return
+        }
+        self.closing = true
+        self.pending = nil
+        self.fixRequest = nil
+        self.reading = false
+        let answer = FastRoutes.Answer.malformedRequest(parse, limits: self.limits)
+        self.routes.logger.debug("malformed request", metadata: ["error": "\(parse)", "hb.request.id": "\(answer.requestID)"])
+        let written = context.eventLoop.makePromise(of: Void.self)
+        self.send(answer, context: context, promise: written)
+        written.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+    }
+
     /// The response as the router's would be, byte for byte: its headers, then the request id,
     /// date and server, in the order and spelling NIO's encoder writes them.
-    private func send(_ answer: FastRoutes.Answer, context: ChannelHandlerContext) {
-        guard let wire = self.wire.context else { return }
+    private func send(_ answer: FastRoutes.Answer, context: ChannelHandlerContext, promise: EventLoopPromise<Void>? = nil) {
+        guard let wire = self.wire.context else {
+            promise?.succeed()
+            return
+        }
         var bytes = context.channel.allocator.buffer(capacity: 192 + answer.body.readableBytes)
         Self.writeHead(answer, date: self.date.now(), into: &bytes)
         var body = answer.body
         bytes.writeBuffer(&body)
-        wire.writeAndFlush(NIOAny(IOData.byteBuffer(bytes)), promise: nil)
+        wire.writeAndFlush(NIOAny(IOData.byteBuffer(bytes)), promise: promise)
         self.lastActive = .now()
         self.scheduleIdleCheck(context, at: self.lastActive)
     }
