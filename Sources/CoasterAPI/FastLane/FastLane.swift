@@ -73,7 +73,7 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
     /// errors are its echoes.
     private var closing = false
 
-    init(routes: FastRoutes, idleTimeout: TimeAmount?, limits: HTTP1Channel.Configuration.DecoderConfiguration = .init()) {
+    init(routes: FastRoutes, idleTimeout: TimeAmount?, limits: HTTP1Channel.Configuration.DecoderConfiguration) {
         self.routes = routes
         self.idleTimeout = idleTimeout
         self.limits = limits
