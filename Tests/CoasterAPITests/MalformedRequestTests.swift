@@ -22,13 +22,7 @@ struct MalformedRequestTests {
 
     @Test(arguments: [true, false])
     func answersAMalformedFirstRequestWithAProblem(fastLane: Bool) async throws {
-        let s = try await TestService()
-        defer { s.remove() }
-        var configuration = s.configuration
-        configuration.fastLane = fastLane
-        let app = try buildApplication(configuration, service: s.service, logger: Logger(label: "test"))
-        try await app.test(.live) { live in
-            let port = try #require(live.port)
+        try await Self.serve(fastLane: fastLane) { live, port in
             for (request, status, word) in Self.malformed {
                 let connection = try RawConnection(port: port)
                 defer { connection.close() }
@@ -61,14 +55,8 @@ struct MalformedRequestTests {
     @Test(arguments: [true, false])
     func answersALaterMalformedRequestInOrder(fastLane: Bool) async throws {
         let clock = TestClock()
-        let s = try await TestService(clock: clock)
-        defer { s.remove() }
-        var configuration = s.configuration
-        configuration.fastLane = fastLane
-        let app = try buildApplication(configuration, service: s.service, logger: Logger(label: "test"))
-        try await app.test(.live) { live in
+        try await Self.serve(fastLane: fastLane, clock: clock) { live, port in
             let ann = try await live.register("ann")
-            let port = try #require(live.port)
             let fix = String(decoding: try JSONSerialization.data(withJSONObject: [fixJSON(41.4, -82.9, at: clock.now())]), as: UTF8.self)
             let bad = "GET /health HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n"
             let cases: [(first: String, answer: String, problem: Bool)] = [
@@ -95,14 +83,7 @@ struct MalformedRequestTests {
     /// (Hummingbird's idle handler only arrives with the first head).
     @Test(arguments: [true, false])
     func closesAConnectionThatSendsNoWholeHead(fastLane: Bool) async throws {
-        let s = try await TestService()
-        defer { s.remove() }
-        var configuration = s.configuration
-        configuration.fastLane = fastLane
-        configuration.idleTimeout = .seconds(1)
-        let app = try buildApplication(configuration, service: s.service, logger: Logger(label: "test"))
-        try await app.test(.live) { live in
-            let port = try #require(live.port)
+        try await Self.serve(fastLane: fastLane, idleTimeout: .seconds(1)) { _, port in
             let silent = try RawConnection(port: port), halfway = try RawConnection(port: port)
             defer { silent.close(); halfway.close() }
             let start = ContinuousClock.now
@@ -111,5 +92,20 @@ struct MalformedRequestTests {
             #expect(await halfway.waitForClose(seconds: 10), "a connection with half a head stayed open")
             #expect(ContinuousClock.now - start >= .seconds(1))
         }
+    }
+
+    /// Runs `body` against a live server of a new service, with the fast lane or without, and
+    /// the port for raw connections.
+    static func serve(
+        fastLane: Bool, idleTimeout: Duration? = nil, clock: TestClock? = nil,
+        _ body: @escaping @Sendable (any TestClientProtocol, Int) async throws -> Void
+    ) async throws {
+        let s = try await TestService(clock: clock)
+        defer { s.remove() }
+        var configuration = s.configuration
+        configuration.fastLane = fastLane
+        if let idleTimeout { configuration.idleTimeout = idleTimeout }
+        let app = try buildApplication(configuration, service: s.service, logger: Logger(label: "test"))
+        try await app.test(.live) { live in try await body(live, try #require(live.port)) }
     }
 }
