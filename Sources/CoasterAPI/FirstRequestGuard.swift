@@ -46,7 +46,6 @@ struct GuardedHTTPChannel: ServerChildChannel {
 /// and keep the idle timeout.
 final class FirstRequestGuard: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
-    typealias InboundOut = HTTPServerRequestPart
 
     private let limits: HTTP1Channel.Configuration.DecoderConfiguration
     private let idleTimeout: TimeAmount?
@@ -141,42 +140,39 @@ final class FirstRequestGuard: ChannelInboundHandler, RemovableChannelHandler {
 }
 
 extension Problem {
-    /// A request NIO's decoder could not read (`/problems/malformed-request`): what was wrong, in
-    /// the client's terms; 431 for a header block over the decoder's `limits`.
+    /// A request NIO's decoder could not read (`/problems/malformed-request`), with
+    /// `Connection: close`: what was wrong, in the client's terms; 431 for a header block over the
+    /// decoder's `limits`.
     static func malformedRequest(_ error: HTTPParserError, limits: HTTP1Channel.Configuration.DecoderConfiguration) -> Problem {
-        var problem: Problem
-        let detail: String
-        switch error {
-        case .headerOverflow:
-            problem = Problem(
-                .malformedRequest, status: .requestHeaderFieldsTooLarge, title: "Request header fields too large",
-                detail: "The request's header block is over the limits: \(limits.maxHeaderFieldCount) fields, "
-                    + "\(limits.maxHeaderListSize / 1024) KiB in all, \(limits.maxHeaderFieldSize / 1024) KiB a field.")
-            problem.headers[.connection] = "close"
-            return problem
-        case .invalidHeaderToken: detail = "a header field's name is not a token (no spaces, no separators) or has no colon"
-        case .invalidContentLength, .unexpectedContentLength: detail = "Content-Length is not a single decimal number"
-        case .invalidMethod: detail = "the method is not a token"
-        case .invalidURL: detail = "the request target has characters a URL cannot hold"
-        case .invalidVersion: detail = "the request line does not end with HTTP/1.0 or HTTP/1.1"
-        case .invalidChunkSize: detail = "a chunk's size is not hexadecimal"
-        case .lfExpected, .invalidConstant, .invalidCharactersUsed, .strictModeAssertion:
-            detail = "the request line or a header line is not HTTP/1.1 (each ends with CRLF; no control characters)"
-        default: detail = "\(error)"
-        }
-        problem = Problem(.malformedRequest, status: .badRequest, title: "Malformed request",
-                          detail: "The request could not be read as HTTP/1.1: \(detail).")
+        var problem = error == .headerOverflow
+            ? Problem(.malformedRequest, status: .requestHeaderFieldsTooLarge, title: "Request header fields too large",
+                      detail: "The request's header block is over the limits: \(limits.maxHeaderFieldCount) fields, "
+                          + "\(limits.maxHeaderListSize / 1024) KiB in all, \(limits.maxHeaderFieldSize / 1024) KiB a field.")
+            : Problem(.malformedRequest, status: .badRequest, title: "Malformed request",
+                      detail: "The request could not be read as HTTP/1.1: \(Self.unreadable(error)).")
         problem.headers[.connection] = "close"
         return problem
+    }
+
+    /// What the decoder found wrong, in the client's terms.
+    private static func unreadable(_ error: HTTPParserError) -> String {
+        switch error {
+        case .invalidHeaderToken: "a header field's name is not a token (no spaces, no separators) or has no colon"
+        case .invalidContentLength, .unexpectedContentLength: "Content-Length is not a single decimal number"
+        case .invalidMethod: "the method is not a token"
+        case .invalidURL: "the request target has characters a URL cannot hold"
+        case .invalidVersion: "the request line does not end with HTTP/1.0 or HTTP/1.1"
+        case .invalidChunkSize: "a chunk's size is not hexadecimal"
+        case .lfExpected, .invalidConstant, .invalidCharactersUsed, .strictModeAssertion:
+            "the request line or a header line is not HTTP/1.1 (each ends with CRLF; no control characters)"
+        default: "\(error)"
+        }
     }
 }
 
 extension FastRoutes.Answer {
-    /// The answer to a request that could not be read: its problem, and `Connection: close`.
+    /// The answer to a request that could not be read (no path, no route): its problem.
     static func malformedRequest(_ error: HTTPParserError, limits: HTTP1Channel.Configuration.DecoderConfiguration) -> Self {
-        let problem = Problem.malformedRequest(error, limits: limits)
-        let requestID = RequestID().description
-        let body = (try? problem.body(path: nil, requestID: requestID)).map { ByteBuffer(bytes: $0) } ?? ByteBuffer()
-        return Self(status: problem.status, headers: problem.responseHeaders, body: body, route: "", requestID: requestID)
+        Self(Problem.malformedRequest(error, limits: limits), instance: nil, route: "", requestID: RequestID().description)
     }
 }

@@ -164,11 +164,7 @@ struct FastRoutes: Sendable {
             problem = .internalError()
         }
         // The path is the route's: the lane answers no other (a problem's `instance`).
-        guard let data = try? problem.body(path: route, requestID: requestID) else {
-            return Answer(status: .internalServerError, headers: [:], body: ByteBuffer(), route: route, requestID: requestID)
-        }
-        return Answer(status: problem.status, headers: problem.responseHeaders, body: ByteBuffer(bytes: data), route: route,
-                      requestID: requestID)
+        return Answer(problem, instance: route, route: route, requestID: requestID)
     }
 
     private static let json: HTTPFields = [.contentType: "application/json; charset=utf-8"]
@@ -252,5 +248,18 @@ struct FastRoutes: Sendable {
     /// Whether a `Connection` value lists `keep-alive` alone, in any case and spacing.
     private static func keepAliveOnly(_ value: String) -> Bool {
         value.split(separator: ",").allSatisfy { $0.trimmingSpacesAndTabs.lowercased() == "keep-alive" }
+    }
+}
+
+extension FastRoutes.Answer {
+    /// `problem` as a fast-lane answer, its `instance` the request's path if it has one; a bare
+    /// 500 if it cannot be encoded.
+    init(_ problem: Problem, instance: String?, route: String, requestID: String) {
+        guard let data = try? problem.body(path: instance, requestID: requestID) else {
+            self.init(status: .internalServerError, headers: [:], body: ByteBuffer(), route: route, requestID: requestID)
+            return
+        }
+        self.init(status: problem.status, headers: problem.responseHeaders, body: ByteBuffer(bytes: data), route: route,
+                  requestID: requestID)
     }
 }
