@@ -150,9 +150,9 @@ public func buildApplication(_ configuration: ServiceConfiguration, logger: Logg
 public func buildApplication(_ configuration: ServiceConfiguration, service: Service, logger: Logger) throws -> some ApplicationProtocol {
     let router = try buildRouter(service)
     let idleTimeout = TimeAmount.seconds(configuration.idleTimeout.components.seconds)
-    // Hummingbird's own limits, named once: the fast lane and the first request's guard state
-    // them in the problem for a header block over them.
-    let limits = HTTP1Channel.Configuration.DecoderConfiguration()
+    // The fast lane and the first request's guard state them in the problem for a header block
+    // over them.
+    let limits = HTTP1Channel.Configuration.DecoderConfiguration.server
     // With the fast lane, the idle timeout is its to keep: Hummingbird's handler does not see the
     // requests it answers.
     var http1: HTTP1Channel.Configuration
@@ -171,7 +171,7 @@ public func buildApplication(_ configuration: ServiceConfiguration, service: Ser
         server: HTTPServerBuilder { responder in
             GuardedHTTPChannel(
                 inner: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: channel),
-                limits: limits, idleTimeout: idleTimeout)
+                limits: limits, idleTimeout: idleTimeout, metrics: service.metrics)
         },
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "coasterlife"),
         logger: logger)

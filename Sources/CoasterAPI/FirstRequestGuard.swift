@@ -22,13 +22,15 @@ struct GuardedHTTPChannel: ServerChildChannel {
     let limits: HTTP1Channel.Configuration.DecoderConfiguration
     /// How long a connection may take to send its first head; nil for ever.
     let idleTimeout: TimeAmount?
+    /// Where the malformed requests answered are counted.
+    let metrics: ServiceMetrics
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         self.inner.setup(channel: channel, logger: logger).flatMapThrowing { value in
             // Behind the upgrade handler: the handlers Hummingbird adds once the first head is
             // read go behind this one, which leaves when that head passes it.
             try channel.pipeline.syncOperations.addHandler(
-                FirstRequestGuard(limits: self.limits, idleTimeout: self.idleTimeout, logger: logger))
+                FirstRequestGuard(limits: self.limits, idleTimeout: self.idleTimeout, metrics: self.metrics, logger: logger))
             return value
         }
     }
@@ -49,14 +51,16 @@ final class FirstRequestGuard: ChannelInboundHandler, RemovableChannelHandler {
 
     private let limits: HTTP1Channel.Configuration.DecoderConfiguration
     private let idleTimeout: TimeAmount?
+    private let metrics: ServiceMetrics
     private let logger: Logger
     private var timeout: Scheduled<Void>?
     /// The malformed request has been answered: the decoder's further errors are its echoes.
     private var answered = false
 
-    init(limits: HTTP1Channel.Configuration.DecoderConfiguration, idleTimeout: TimeAmount?, logger: Logger) {
+    init(limits: HTTP1Channel.Configuration.DecoderConfiguration, idleTimeout: TimeAmount?, metrics: ServiceMetrics, logger: Logger) {
         self.limits = limits
         self.idleTimeout = idleTimeout
+        self.metrics = metrics
         self.logger = logger
     }
 
@@ -98,6 +102,7 @@ final class FirstRequestGuard: ChannelInboundHandler, RemovableChannelHandler {
         self.timeout = nil
         let answer = FastRoutes.Answer.malformedRequest(parse, limits: self.limits)
         self.logger.debug("malformed first request", metadata: ["error": "\(parse)", "hb.request.id": "\(answer.requestID)"])
+        self.metrics.malformedRequest(status: Int(answer.status.code))
         // Written beneath the HTTP encoder, as the fast lane writes its answers: the same bytes.
         guard let encoder = try? context.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self) else {
             self.close(context)
@@ -137,6 +142,12 @@ final class FirstRequestGuard: ChannelInboundHandler, RemovableChannelHandler {
         context.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
         context.close(promise: nil)
     }
+}
+
+extension HTTP1Channel.Configuration.DecoderConfiguration {
+    /// The decoder's limits on every connection of the server, named once: the problem for a
+    /// header block over them states them.
+    static let server = Self()
 }
 
 extension Problem {

@@ -44,14 +44,17 @@ struct MalformedRequestTests {
             }
             // The server goes on: a well-formed request on a new connection is answered.
             #expect(try await live.get("/health", as: nil).status == .ok)
+            // And counted them.
+            let metrics = String(buffer: try await live.get("/metrics", as: nil).body)
+            #expect(FastLaneTests.sample(metrics, Self.malformedSeries(400)) == 3, "\(metrics)")
+            #expect(FastLaneTests.sample(metrics, Self.malformedSeries(431)) == 1, "\(metrics)")
         }
     }
 
     /// A malformed request behind others on a kept-alive connection is answered after them, in
-    /// order, and the connection closed: with a problem by the fast lane when nothing before it is
-    /// the router's (behind `/health`, and behind a fix batch being committed, whose answer comes
-    /// first), with Hummingbird's bare 400 behind a request the router answers, and without the
-    /// lane.
+    /// order, and the connection closed: with a problem by the fast lane (behind `/health`, behind
+    /// a fix batch being committed, and behind a request the router answers, whose answers come
+    /// first), counted; without the lane, with Hummingbird's bare 400.
     @Test(arguments: [true, false])
     func answersALaterMalformedRequestInOrder(fastLane: Bool) async throws {
         let clock = TestClock()
@@ -62,7 +65,7 @@ struct MalformedRequestTests {
             let cases: [(first: String, answer: String, problem: Bool)] = [
                 ("GET /health HTTP/1.1\r\nHost: x\r\n\r\n", "{\"status\":\"ok\"}", fastLane),
                 (FastLaneTests.post(fix, token: ann.token), "\"accepted\":1", fastLane),
-                ("GET /ready HTTP/1.1\r\nHost: x\r\n\r\n", "\"status\":\"ready\"", false),
+                ("GET /ready HTTP/1.1\r\nHost: x\r\n\r\n", "\"status\":\"ready\"", fastLane),
             ]
             for (first, answer, problem) in cases {
                 let connection = try RawConnection(port: port)
@@ -76,6 +79,26 @@ struct MalformedRequestTests {
                 #expect(responses.last?.hasPrefix("400 Bad Request\r\n") == true, "\(text)")
                 #expect(responses.last?.contains("\"type\":\"/problems/malformed-request\"") == problem, "\(text)")
             }
+            let metrics = String(buffer: try await live.get("/metrics", as: nil).body)
+            #expect(FastLaneTests.sample(metrics, Self.malformedSeries(400)) == cases.filter(\.problem).count, "\(metrics)")
+        }
+    }
+
+    /// A bad chunk in the body of a request the router is reading ends that request, the router's
+    /// own: its route answers the problem (it was a 500) and the connection is closed, not held
+    /// open waiting for the rest of the body.
+    @Test(arguments: [true, false])
+    func leavesABadChunkOfARoutedRequestToTheRouter(fastLane: Bool) async throws {
+        try await Self.serve(fastLane: fastLane) { _, port in
+            let connection = try RawConnection(port: port)
+            defer { connection.close() }
+            connection.send("POST /v1/sessions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                + "Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\nZZ\r\n")
+            let (text, closed) = await connection.receiveAll()
+            #expect(closed, "the connection stayed open: \(text)")
+            #expect(text.hasPrefix("HTTP/1.1 400 Bad Request\r\n"), "\(text)")
+            #expect(text.contains("\"type\":\"/problems/malformed-request\""), "\(text)")
+            #expect(text.contains("chunk's size is not hexadecimal"), "\(text)")
         }
     }
 
@@ -92,6 +115,11 @@ struct MalformedRequestTests {
             #expect(await halfway.waitForClose(seconds: 10), "a connection with half a head stayed open")
             #expect(ContinuousClock.now - start >= .seconds(1))
         }
+    }
+
+    /// The series malformed requests answered with a problem of `status` are counted in.
+    static func malformedSeries(_ status: Int) -> String {
+        "coasterlife_http_requests_total{method=\"other\",route=\"malformed\",status=\"\(status)\"}"
     }
 
     /// Runs `body` against a live server of a new service, with the fast lane or without, and

@@ -67,7 +67,8 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// The decoder's limits, which a problem for a header block over them states.
     private let limits: HTTP1Channel.Configuration.DecoderConfiguration
-    /// A request the decoder could not read, behind a fix batch being committed: answered after it.
+    /// A request the decoder could not read, behind a fix batch being committed or requests the
+    /// router is answering: answered after them.
     private var heldError: HTTPParserError?
     /// A malformed request was answered and the connection is closing: the decoder's further
     /// errors are its echoes.
@@ -206,18 +207,19 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// A request the decoder could not read (a space in a header name, a bad `Content-Length`, a
-    /// bad chunk size) is answered here with a problem when nothing is being answered before it,
-    /// and the connection closed: the router's side would answer a bare 400. Behind a request the
-    /// router is answering, the error goes on to it, which answers in order; behind a fix batch
-    /// being committed, it waits for the batch's answer. (A connection's first request never gets
-    /// here: ``FirstRequestGuard`` answers it.)
+    /// bad chunk size) is answered here with a problem, and the connection closed: the router's
+    /// side would answer a bare 400. Behind a fix batch being committed, or behind requests the
+    /// router is answering, it waits for their answers (``answered(_:method:start:context:)``,
+    /// ``write(context:data:promise:)``). Only an error inside a request the router is reading
+    /// (a bad chunk of its body) goes on to the router, whose request it is. (A connection's
+    /// first request never gets here: ``FirstRequestGuard`` answers it.)
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         guard let parse = error as? HTTPParserError, self.wire.context != nil else {
             context.fireErrorCaught(error)
             return
         }
         if self.closing { return }
-        if self.awaiting {
+        if self.awaiting || (self.routed > 0 && !self.reading) {
             self.heldError = parse
             return
         }
@@ -225,12 +227,18 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
             context.fireErrorCaught(error)
             return
         }
+        self.answerMalformed(parse, context: context)
+    }
+
+    /// Answers a request the decoder could not read with its problem, then closes.
+    private func answerMalformed(_ parse: HTTPParserError, context: ChannelHandlerContext) {
         self.closing = true
         self.pending = nil
         self.fixRequest = nil
         self.reading = false
         let answer = FastRoutes.Answer.malformedRequest(parse, limits: self.limits)
         self.routes.logger.debug("malformed request", metadata: ["error": "\(parse)", "hb.request.id": "\(answer.requestID)"])
+        self.routes.metrics.malformedRequest(status: Int(answer.status.code))
         let written = context.eventLoop.makePromise(of: Void.self)
         self.send(answer, context: context, promise: written)
         written.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
@@ -284,6 +292,13 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
             if self.routed == 0 {
                 self.lastActive = .now()
                 self.scheduleIdleCheck(context, at: self.lastActive)
+                if let error = self.heldError {
+                    // The router's last answer is written first; the problem follows it.
+                    self.heldError = nil
+                    context.write(data, promise: promise)
+                    self.answerMalformed(error, context: context)
+                    return
+                }
             }
         }
         context.write(data, promise: promise)

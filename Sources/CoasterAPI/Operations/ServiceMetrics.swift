@@ -117,6 +117,13 @@ public final class ServiceMetrics: Sendable {
         }
     }
 
+    /// A request NIO's decoder could not read, answered with a problem (400 or 431): counted as
+    /// method `other` (it has none that could be read) and route `malformed`, without a latency
+    /// (the request has no start that was read either).
+    func malformedRequest(status: Int) {
+        self.counter(Self.requests, [("method", "other"), ("route", "malformed"), ("status", String(status))]).increment()
+    }
+
     /// A request the fast lane answered (besides ``request(method:route:status:duration:)``).
     func fastLaneAnswered(route: String) {
         self.counter(Self.fastLaneRequests, [("route", route)]).increment()

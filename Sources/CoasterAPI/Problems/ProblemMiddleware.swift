@@ -3,8 +3,9 @@ import CoasterStore
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import Logging
-import Logging
+import NIOHTTP1
 
 /// Turns every error a route throws into an RFC 9457 problem. The one place that maps errors to
 /// HTTP: routes throw ``Problem``s or domain errors, never hand-built error bodies.
@@ -84,6 +85,10 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
                 problem.headers = error.headers
                 return problem
             }
+        case let error as HTTPParserError:
+            // The body of a request the router was reading did not parse (a bad chunk size):
+            // the decoder can read nothing more of the connection, which closes.
+            return .malformedRequest(error, limits: .server)
         case let error as any HTTPResponseError where error.status == .contentTooLarge:
             return Problem(.payloadTooLarge, status: .contentTooLarge, title: "Request body too large",
                            detail: "The request body is larger than this route accepts (README \"Limits\").")
