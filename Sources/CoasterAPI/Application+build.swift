@@ -105,7 +105,8 @@ public struct Service: Sendable {
 
 /// The router with every route of the service.
 public func buildRouter(_ service: Service) throws -> Router<AppRequestContext> {
-    let router = Router(context: AppRequestContext.self)
+    // HEAD is served wherever GET is, as RFC 9110 asks (monitors probe `/health` with it).
+    let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
     router.add(middleware: RequestMetricsMiddleware(metrics: service.metrics))
     router.add(middleware: ProblemMiddleware())
     router.add(middleware: BearerAuthentication(sessions: service.sessions))
@@ -137,6 +138,8 @@ public func buildRouter(_ service: Service) throws -> Router<AppRequestContext> 
 
     let admins = router.group("v1/admin").add(middleware: RequireAdmin())
     admins.addRoutes(AdminController(store: service.store, fences: service.fences).endpoints)
+    // Last: it wraps only the not-found responder.
+    router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes))
     return router
 }
 

@@ -176,6 +176,10 @@ extension Problem {
         case .invalidChunkSize: "a chunk's size is not hexadecimal"
         case .lfExpected, .invalidConstant, .invalidCharactersUsed, .strictModeAssertion:
             "the request line or a header line is not HTTP/1.1 (each ends with CRLF; no control characters)"
+        case .unknown:
+            // What NIO does not name: chiefly llhttp's invalid Transfer-Encoding and missing CR.
+            "the body's framing is not HTTP/1.1 (Transfer-Encoding ends with chunked and comes without Content-Length; "
+                + "each line ends with CRLF)"
         default: "\(error)"
         }
     }

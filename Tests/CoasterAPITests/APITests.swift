@@ -85,6 +85,49 @@ struct APITests {
         }
     }
 
+    /// A path the service has, asked with a method it does not serve there, is a 405 problem
+    /// naming the methods it does serve (the router answered 404, as if the path did not exist);
+    /// a path it does not have stays a 404.
+    @Test func aMethodNotServedAtAPathIsA405WithAllow() async throws {
+        try await TestService.withApp { client in
+            let user = try await client.register("ann")
+            let cases: [(HTTPRequest.Method, String, String)] = [
+                (.delete, "/v1/fixes", "POST"), (.put, "/v1/users/\(user.id)", "GET, HEAD"), (.post, "/health", "GET, HEAD"),
+                (.delete, "/v1/checkins", "GET, HEAD, POST"), (.options, "/v1/parks/cedar-point/rides", "GET, HEAD"),
+            ]
+            for (method, uri, allow) in cases {
+                try await client.execute(uri: uri, method: method, headers: user.auth) { response in
+                    let problem = try expectProblem(response, .methodNotAllowed, .methodNotAllowed)
+                    #expect(response.headers[.allow] == allow, "\(method) \(uri)")
+                    #expect((problem["detail"] as? String)?.contains("allowed: \(allow)") == true, "\(problem)")
+                }
+            }
+            try await client.execute(uri: "/v1/nothing", method: .delete, headers: user.auth) { response in
+                _ = try expectProblem(response, .notFound, .notFound)
+            }
+        }
+    }
+
+    /// HEAD is served wherever GET is: the same head, no body, and the connection goes on (with
+    /// the fast lane, which answers GET only, and without).
+    @Test func headIsAnsweredAsGetWithoutTheBody() async throws {
+        let s = try await TestService()
+        defer { s.remove() }
+        try await FastLaneTests.withBothLanes(s) { _, lane, router in
+            for connection in [lane, router] {
+                connection.send("HEAD /health HTTP/1.1\r\nHost: x\r\n\r\nGET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                let (text, closed) = await connection.receiveAll()
+                #expect(closed, "\(text)")
+                let responses = text.components(separatedBy: "HTTP/1.1 ").dropFirst()
+                #expect(responses.count == 2, "\(text)")
+                #expect(responses.first?.hasPrefix("200 OK\r\n") == true, "\(text)")
+                #expect(responses.first?.contains("Content-Length: 15\r\n") == true, "\(text)")
+                #expect(responses.first?.hasSuffix("\r\n\r\n") == true, "a body followed the head: \(text)")
+                #expect(responses.last?.hasSuffix("{\"status\":\"ok\"}") == true, "\(text)")
+            }
+        }
+    }
+
     @Test func locateNamesCedarPointAsInTheREADME() async throws {
         try await TestService.withApp { client in
             let user = try await client.register("ann")

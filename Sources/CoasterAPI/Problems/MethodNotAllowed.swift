@@ -1,0 +1,54 @@
+import HTTPTypes
+import Hummingbird
+
+/// Answers a request to a path the service has, with a method it does not serve there, with a
+/// `405 Method Not Allowed` problem and an `Allow` header (RFC 9110 §15.5.6), where Hummingbird's
+/// router answers 404 as if the path did not exist.
+///
+/// Added to the router after every route, so it wraps only the router's not-found responder: it
+/// costs nothing on a route that matched.
+struct MethodNotAllowedMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+
+    /// Each route's path, and the methods it is served with (HEAD wherever GET is: the router
+    /// generates those).
+    private let paths: [(path: RouterPath, methods: [HTTPRequest.Method])]
+
+    init(routes: [Router<Context>.RouteDescription]) {
+        var methods: [String: (path: RouterPath, methods: Set<HTTPRequest.Method>)] = [:]
+        for route in routes {
+            methods[route.path.description, default: (route.path, [])].methods.insert(route.method)
+        }
+        self.paths = methods.values.map { route in
+            (route.path, Array(route.methods.contains(.get) ? route.methods.union([.head]) : route.methods))
+        }
+    }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        if let allowed = self.allowed(at: request.uri.path) {
+            var problem = Problem(.methodNotAllowed, status: .methodNotAllowed, title: "Method not allowed",
+                                  detail: "\(request.method) is not allowed on \(request.uri.path); allowed: \(allowed).")
+            problem.headers[.allow] = allowed
+            throw problem
+        }
+        return try await next(request, context)
+    }
+
+    /// The methods served at `path`, as an `Allow` header lists them; `nil` if no route has it.
+    func allowed(at path: String) -> String? {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: true)
+        var methods: Set<HTTPRequest.Method> = []
+        for route in self.paths where Self.matches(route.path, segments) {
+            methods.formUnion(route.methods)
+        }
+        guard !methods.isEmpty else { return nil }
+        return methods.map(\.rawValue).sorted().joined(separator: ", ")
+    }
+
+    /// Whether a route's path matches the request's segments, one element a segment (the
+    /// service's routes have no recursive wildcards).
+    private static func matches(_ path: RouterPath, _ segments: [Substring]) -> Bool {
+        guard path.components.count == segments.count else { return false }
+        return zip(path.components, segments).allSatisfy { element, segment in element ~= segment }
+    }
+}
