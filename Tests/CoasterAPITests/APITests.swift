@@ -128,6 +128,31 @@ struct APITests {
         }
     }
 
+    /// A body sent with a content coding is refused with a 415 naming it, by the router and past
+    /// the fast lane alike (the lane leaves such a request to the router); `identity` is no coding.
+    @Test func aCompressedBodyIsA415() async throws {
+        let clock = TestClock()
+        let s = try await TestService(clock: clock)
+        defer { s.remove() }
+        try await FastLaneTests.withBothLanes(s) { live, lane, router in
+            let ann = try await live.register("ann")
+            let fix = String(decoding: try JSONSerialization.data(withJSONObject: [fixJSON(41.4, -82.9, at: clock.now())]), as: UTF8.self)
+            for connection in [lane, router] {
+                for (coding, status) in [("gzip", "415 Unsupported Media Type"), ("identity", "200 OK"), ("br, identity", "415 Unsupported Media Type")] {
+                    let request = FastLaneTests.post(fix, token: ann.token)
+                        .replacingOccurrences(of: "Content-Type:", with: "Content-Encoding: \(coding)\r\nContent-Type:")
+                    let answer = await connection.exchange(request) ?? "nothing"
+                    #expect(answer.hasPrefix("HTTP/1.1 \(status)\r\n"), "\(coding): \(answer)")
+                    if status.hasPrefix("415") {
+                        #expect(answer.contains("Accept-Encoding: identity\r\n"), "\(answer)")
+                        #expect(answer.contains("\"type\":\"/problems/unsupported-media-type\""), "\(answer)")
+                        #expect(answer.contains("Content-Encoding \(coding)"), "\(answer)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test func locateNamesCedarPointAsInTheREADME() async throws {
         try await TestService.withApp { client in
             let user = try await client.register("ann")

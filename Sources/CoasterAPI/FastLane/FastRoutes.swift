@@ -185,7 +185,7 @@ struct FastRoutes: Sendable {
 
     /// The request's `Authorization` and `Content-Length` values, read in the same pass that
     /// makes sure it carries nothing the fast lane leaves to the router (`nil` if it does): a
-    /// chunked body, an expectation, an upgrade, a connection option other than `keep-alive`
+    /// chunked body, an expectation, an upgrade, a content coding, a connection option other than `keep-alive`
     /// (which many clients send, and HTTP/1.1 means anyway), two `Authorization` or
     /// `Content-Length` fields. One pass: looking each name up walked the fields six times and
     /// joined repeated values into new strings.
@@ -218,7 +218,7 @@ struct FastRoutes: Sendable {
     /// The fields ``read(_:)`` looks at.
     private enum Field {
         case authorization, contentLength, connection
-        /// `Transfer-Encoding`, `Expect`, `Upgrade`: the request is the router's.
+        /// `Transfer-Encoding`, `Expect`, `Upgrade`, `Content-Encoding`: the request is the router's.
         case refused
     }
 
@@ -240,6 +240,7 @@ struct FastRoutes: Sendable {
             case 17: return named("transfer-encoding") ? .refused : nil
             case 6: return named("expect") ? .refused : nil
             case 7: return named("upgrade") ? .refused : nil
+            case 16: return named("content-encoding") ? .refused : nil
             default: return nil
             }
         }

@@ -1,0 +1,26 @@
+import HTTPTypes
+import Hummingbird
+
+/// Refuses a request whose body is sent with a content coding (`Content-Encoding: gzip`…): no
+/// route decodes one, and reading compressed bytes as JSON only said "not valid JSON" or, for an
+/// empty-looking batch, something stranger. A `415` problem with `Accept-Encoding: identity`, as
+/// RFC 9110 §15.5.16 asks. (The fast lane leaves such requests to the router.)
+struct ContentEncodingMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        if let coding = request.headers[.contentEncoding], !Self.isIdentity(coding) {
+            var problem = Problem(.unsupportedMediaType, status: .unsupportedMediaType, title: "Unsupported content coding",
+                                  detail: "The body is sent with Content-Encoding \(coding); this service reads bodies uncompressed only "
+                                      + "(identity): send it without Content-Encoding.")
+            problem.headers[.acceptEncoding] = "identity"
+            throw problem
+        }
+        return try await next(request, context)
+    }
+
+    /// Whether every coding listed is `identity` (in any case), which changes nothing.
+    static func isIdentity(_ value: String) -> Bool {
+        value.split(separator: ",").allSatisfy { $0.trimmingSpacesAndTabs.lowercased() == "identity" }
+    }
+}
