@@ -231,6 +231,8 @@ struct AccountTests {
             let badPrecision = try await client.send(.patch, "/v1/me", as: hana, json: ["sharing": ["precision": "fuzzy"]])
             let p2 = try expectProblem(badPrecision, .badRequest, .malformedBody)
             #expect((p2["errors"] as? [[String: Any]])?.first?["pointer"] as? String == "/sharing/precision")
+            // What would do, not the Swift type's name.
+            #expect(p2["detail"] as? String == #"/sharing/precision: "fuzzy" is not one of "exact", "approximate", "park-only""#)
         }
     }
 }

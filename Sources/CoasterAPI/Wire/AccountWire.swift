@@ -44,7 +44,7 @@ struct UserWire: Codable, Sendable, ResponseEncodable {
 
 /// Ghost mode on the wire: `{"mode": "off" | "on" | "until", "until": RFC 3339}`.
 struct GhostWire: Codable, Sendable {
-    enum Mode: String, Codable, Sendable { case off, on, until }
+    enum Mode: String, Codable, Sendable, NamedCases { case off, on, until }
     var mode: Mode
     var until: Date?
 

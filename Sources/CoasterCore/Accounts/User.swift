@@ -19,7 +19,7 @@ public struct UserID: RawRepresentable, Hashable, Sendable, Codable, Comparable,
 }
 
 /// What a user may do: members use the app, admins also load parks.
-public enum Role: String, Sendable, Codable, CaseIterable {
+public enum Role: String, Sendable, Codable, CaseIterable, NamedCases {
     case member, admin
 }
 

@@ -92,17 +92,17 @@ public enum Slug {
 }
 
 /// What a zone is for. `ride` zones are a ride's footprint; `queue` zones its queue line.
-public enum ZoneKind: String, Sendable, Codable, CaseIterable {
+public enum ZoneKind: String, Sendable, Codable, CaseIterable, NamedCases {
     case ride, queue, land, poi
 }
 
 /// The kinds of attraction the app tells apart.
-public enum RideType: String, Sendable, Codable, CaseIterable {
+public enum RideType: String, Sendable, Codable, CaseIterable, NamedCases {
     case coaster, flat, water, dark, show, family, kiddie, transport, ride, other
 }
 
 /// Whether a ride runs, as loaded from a park file.
-public enum RideStatus: String, Sendable, Codable, CaseIterable {
+public enum RideStatus: String, Sendable, Codable, CaseIterable, NamedCases {
     case operating, closed, removed
     case underConstruction = "under-construction"
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// How precisely a user's location is shown to a friend.
-public enum Precision: String, Sendable, Codable, CaseIterable, Comparable {
+public enum Precision: String, Sendable, Codable, CaseIterable, Comparable, NamedCases {
     /// The position as reported.
     case exact
     /// Snapped to a grid before any distance is computed.

@@ -13,7 +13,7 @@ public enum WaitReportRefusal: String, Error, Sendable, CaseIterable {
 }
 
 /// What a ride is doing, as visitors report it.
-public enum RideCondition: String, Sendable, Codable, CaseIterable {
+public enum RideCondition: String, Sendable, Codable, CaseIterable, NamedCases {
     case operating, down, closed
 }
 
