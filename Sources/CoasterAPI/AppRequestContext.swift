@@ -26,11 +26,14 @@ public struct AppRequestContext: RequestContext, WebSocketRequestContext {
     private let remoteAddress: SocketAddress?
     /// Carries the WebSocket handler from the upgrade route to the upgraded channel.
     public let webSocket: WebSocketHandlerReference<Self>
+    /// The connection the request came on (its channel's identity; ``UpgradeRefusals``).
+    let connection: ObjectIdentifier
 
     public init(source: Source) {
         self.coreContext = .init(source: source)
         self.webSocket = .init()
         self.remoteAddress = source.channel.remoteAddress
+        self.connection = ObjectIdentifier(source.channel)
     }
 
     /// Park files are the largest bodies the service takes (README "Limits"); routes that take

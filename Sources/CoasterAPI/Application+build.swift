@@ -159,17 +159,21 @@ public func buildApplication(_ configuration: ServiceConfiguration, service: Ser
     let limits = HTTP1Channel.Configuration.DecoderConfiguration.server
     // With the fast lane, the idle timeout is its to keep: Hummingbird's handler does not see the
     // requests it answers.
+    // A refused WebSocket upgrade is answered with the route's answer (a 401 problem), not
+    // hummingbird-websocket's bare 400.
+    let refusals = UpgradeRefusals()
     var http1: HTTP1Channel.Configuration
     if configuration.fastLane {
         let routes = try FastRoutes(service, logger: logger)
-        http1 = .init(additionalChannelHandlers: [FastLaneInstaller(FastLane(routes: routes, idleTimeout: idleTimeout, limits: limits), logger: logger)],
+        http1 = .init(additionalChannelHandlers: [UpgradeRefusals.Writer(refusals),
+                                                  FastLaneInstaller(FastLane(routes: routes, idleTimeout: idleTimeout, limits: limits), logger: logger)],
                       idleTimeout: nil)
     } else {
-        http1 = .init(idleTimeout: idleTimeout)
+        http1 = .init(additionalChannelHandlers: [UpgradeRefusals.Writer(refusals)], idleTimeout: idleTimeout)
     }
     http1.httpDecoder = limits
     let channel = HTTP1WebSocketUpgradeChannel.Configuration(http1: http1, ws: .init(autoPing: .enabled(timePeriod: .seconds(30))))
-    let webSocketResponder = router.buildResponder()
+    let webSocketResponder = UpgradeRefusals.RecordingResponder(inner: router.buildResponder(), refusals: refusals)
     return Application(
         router: router,
         server: HTTPServerBuilder { responder in

@@ -126,6 +126,42 @@ struct LiveTests {
         }
     }
 
+    /// An upgrade refused for its token is answered as any route answers it, a 401 problem
+    /// saying why (hummingbird-websocket's own answer was a bare 400, which an app whose session
+    /// had expired could not tell from a bad handshake); an upgrade with a valid token still
+    /// upgrades. With the fast lane and without.
+    @Test func aRefusedUpgradeIsA401Problem() async throws {
+        let s = try await TestService()
+        defer { s.remove() }
+        try await FastLaneTests.withBothLanes(s) { live, lane, router in
+            let ann = try await live.register("ann")
+            func handshake(_ authorization: String?) -> String {
+                "GET /v1/live HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
+                    + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n" + (authorization.map { "Authorization: \($0)\r\n" } ?? "") + "\r\n"
+            }
+            for connection in [lane, router] {
+                connection.send(handshake(nil))
+                let (text, closed) = await connection.receiveAll()
+                #expect(closed, "\(text)")
+                #expect(text.hasPrefix("HTTP/1.1 401 Unauthorized\r\n"), "\(text)")
+                #expect(text.contains("Content-Type: application/problem+json\r\n"), "\(text)")
+                #expect(text.contains("WWW-Authenticate: Bearer"), "\(text)")
+                #expect(text.contains("\"type\":\"/problems/unauthorized\""), "\(text)")
+                #expect(text.components(separatedBy: "HTTP/1.1 ").count == 2, "one answer only: \(text)")
+            }
+            for port in [try #require(live.port)] {
+                let expired = try RawConnection(port: port), valid = try RawConnection(port: port)
+                defer { expired.close(); valid.close() }
+                expired.send(handshake("Bearer not-a-token"))
+                let (text, _) = await expired.receiveAll()
+                #expect(text.hasPrefix("HTTP/1.1 401 Unauthorized\r\n"), "\(text)")
+                #expect(text.contains("log in again"), "\(text)")
+                valid.send(handshake("Bearer \(ann.token)"))
+                #expect(await valid.receive(until: "HTTP/1.1 101 Switching Protocols\r\n"))
+            }
+        }
+    }
+
     /// A client that stops reading is dropped once its buffer is full; publishing never waits.
     @Test func aSlowConsumerIsDroppedNotWaitedFor() async throws {
         let s = try await TestService()

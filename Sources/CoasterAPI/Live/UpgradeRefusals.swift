@@ -1,0 +1,131 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import NIOHTTPTypes
+import Synchronization
+
+/// A refused WebSocket upgrade answered with the route's own answer.
+///
+/// hummingbird-websocket asks the router whether to upgrade (`GET /v1/live` with its middleware:
+/// the bearer token, `RequireUser`), but when the route answers anything but `200` it drops that
+/// answer and writes a bare `400 Bad Request`. An app whose token had expired could not tell that
+/// from a malformed handshake, so it could not know to log in again. The router's answer is kept
+/// here (``RecordingResponder``), by connection, and written in place of the bare 400
+/// (``Writer``): a `401` problem for a missing or expired token, as every other route answers.
+final class UpgradeRefusals: Sendable {
+    /// What the route answered.
+    struct Refusal: Sendable {
+        var status: HTTPResponse.Status
+        var headers: HTTPFields
+        var body: ByteBuffer
+        /// When it was kept: a connection that closed before it was written leaves it behind,
+        /// and what is older than ``keptFor`` goes when the next is kept.
+        var at: ContinuousClock.Instant
+    }
+
+    /// Longer than an upgrade's negotiation takes, by far.
+    static let keptFor: Duration = .seconds(60)
+
+    private let kept = Mutex<[ObjectIdentifier: Refusal]>([:])
+
+    func keep(_ refusal: Refusal, for connection: ObjectIdentifier) {
+        self.kept.withLock { kept in
+            kept = kept.filter { refusal.at - $0.value.at < Self.keptFor }
+            kept[connection] = refusal
+        }
+    }
+
+    func take(for connection: ObjectIdentifier) -> Refusal? {
+        self.kept.withLock { $0.removeValue(forKey: connection) }
+    }
+
+    /// The router as hummingbird-websocket asks it whether to upgrade, keeping what it answers
+    /// when that is not an upgrade.
+    struct RecordingResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context == AppRequestContext {
+        typealias Context = AppRequestContext
+        let inner: Inner
+        let refusals: UpgradeRefusals
+
+        func respond(to request: Request, context: Context) async throws -> Response {
+            let response = try await self.inner.respond(to: request, context: context)
+            guard response.status != .ok else { return response }
+            let sink = Sink()
+            try await response.body.write(Sink.Writer(sink: sink))
+            self.refusals.keep(Refusal(status: response.status, headers: response.headers, body: sink.buffer, at: .now),
+                               for: context.connection)
+            return response
+        }
+    }
+
+    /// Collects a response body.
+    private final class Sink: @unchecked Sendable {
+        // Unchecked: written by one body write, then read after it has finished.
+        var buffer = ByteBuffer()
+
+        struct Writer: ResponseBodyWriter {
+            let sink: Sink
+            mutating func write(_ buffer: ByteBuffer) async throws {
+                var buffer = buffer
+                self.sink.buffer.writeBuffer(&buffer)
+            }
+            mutating func write(contentsOf buffers: some Sequence<ByteBuffer>) async throws {
+                for buffer in buffers { try await self.write(buffer) }
+            }
+            consuming func finish(_ trailingHeaders: HTTPFields?) async throws {}
+        }
+    }
+
+    /// On each HTTP/1 connection: if the connection's upgrade was refused with an answer kept for
+    /// it, writes that answer in place of hummingbird-websocket's bare 400 (then leaves); on any
+    /// other connection it leaves at once.
+    final class Writer: ChannelOutboundHandler, RemovableChannelHandler {
+        typealias OutboundIn = HTTPResponsePart
+        typealias OutboundOut = HTTPResponsePart
+
+        private let refusals: UpgradeRefusals
+        private var refusal: Refusal?
+        /// Between the replaced head and its end: the bare answer's own parts are dropped.
+        private var replacing = false
+
+        init(_ refusals: UpgradeRefusals) {
+            self.refusals = refusals
+        }
+
+        func handlerAdded(context: ChannelHandlerContext) {
+            self.refusal = self.refusals.take(for: ObjectIdentifier(context.channel))
+            if self.refusal == nil { self.leave(context) }
+        }
+
+        func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+            guard let refusal = self.refusal else {
+                context.write(data, promise: promise)
+                return
+            }
+            switch self.unwrapOutboundIn(data) {
+            case .head(let head) where head.status == .badRequest && !self.replacing:
+                self.replacing = true
+                var fields = refusal.headers
+                fields[.connection] = "close"
+                fields[.contentLength] = String(refusal.body.readableBytes)
+                context.write(self.wrapOutboundOut(.head(HTTPResponse(status: refusal.status, headerFields: fields))), promise: promise)
+                if refusal.body.readableBytes > 0 { context.write(self.wrapOutboundOut(.body(refusal.body)), promise: nil) }
+            case .body where self.replacing:
+                promise?.succeed()
+            case .end where self.replacing:
+                self.refusal = nil
+                context.write(self.wrapOutboundOut(.end(nil)), promise: promise)
+                self.leave(context)
+            default:
+                // Not the bare answer this was waiting for: nothing to replace.
+                self.refusal = nil
+                context.write(data, promise: promise)
+                self.leave(context)
+            }
+        }
+
+        private func leave(_ context: ChannelHandlerContext) {
+            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+        }
+    }
+}
