@@ -31,12 +31,54 @@ struct GuardedHTTPChannel: ServerChildChannel {
             // read go behind this one, which leaves when that head passes it.
             try channel.pipeline.syncOperations.addHandler(
                 FirstRequestGuard(limits: self.limits, idleTimeout: self.idleTimeout, metrics: self.metrics, logger: logger))
+            // In front of the upgrade handler, which must not see what it cannot upgrade to.
+            let upgrades = try channel.pipeline.syncOperations.handler(
+                type: NIOTypedHTTPServerUpgradeHandler<HTTP1WebSocketUpgradeChannel.UpgradeResult>.self)
+            try channel.pipeline.syncOperations.addHandler(UpgradeOfferFilter(), position: .before(upgrades))
             return value
         }
     }
 
     func handle(value: Value, logger: Logger) async {
         await self.inner.handle(value: value, logger: logger)
+    }
+}
+
+/// Takes out of a connection's first request head the protocols it offers to upgrade to that the
+/// server does not speak (any but `websocket`: `h2c`, which `curl --http2` offers on every plain
+/// `http://` request, and the like), as RFC 9110 §7.8 lets a server ignore them, then leaves.
+///
+/// NIO's upgrade handler, given a head whose `Upgrade` names no protocol it has an upgrader for,
+/// goes on as HTTP/1.1 without that head (apple/swift-nio#2632 is the same fault in a sibling
+/// path): Hummingbird then read the request's end with no head before it and closed the
+/// connection, so such a request got no answer at all. The request is answered now; with
+/// `Connection: upgrade` as the connection's last (`Connection: close`), for NIO's decoder has
+/// taken the offer then and reads nothing more from the connection.
+final class UpgradeOfferFilter: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard case .head(var head) = self.unwrapInboundIn(data) else {
+            context.fireChannelRead(data)
+            return
+        }
+        let offered = head.headers[canonicalForm: "upgrade"]
+        let spoken = offered.filter { $0.lowercased() == "websocket" }
+        if spoken.count == offered.count {
+            context.fireChannelRead(data)
+        } else {
+            head.headers.remove(name: "upgrade")
+            if spoken.isEmpty {
+                if head.headers[canonicalForm: "connection"].contains(where: { $0.lowercased() == "upgrade" }) {
+                    head.headers.replaceOrAdd(name: "connection", value: "close")
+                }
+            } else {
+                head.headers.add(name: "Upgrade", value: spoken.joined(separator: ", "))
+            }
+            context.fireChannelRead(self.wrapInboundOut(.head(head)))
+        }
+        context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
     }
 }
 

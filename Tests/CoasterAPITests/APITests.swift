@@ -153,6 +153,35 @@ struct APITests {
         }
     }
 
+    /// A first request offering to upgrade to a protocol the server does not speak (`curl --http2`
+    /// offers `h2c` on every plain request) is answered over HTTP/1.1, and the connection closed
+    /// after it (NIO's decoder took the offer); it used to get no answer at all. One that offers
+    /// `websocket` among others still upgrades. With the fast lane and without.
+    @Test func anUpgradeOfferedToAnUnknownProtocolIsIgnored() async throws {
+        let s = try await TestService()
+        defer { s.remove() }
+        try await FastLaneTests.withBothLanes(s) { live, lane, router in
+            let ann = try await live.register("ann")
+            for connection in [lane, router] {
+                connection.send("GET /health HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, HTTP2-Settings\r\n"
+                    + "Upgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQCAAAAAAIAAAAA\r\n\r\n")
+                let (answer, closed) = await connection.receiveAll()
+                #expect(answer.hasPrefix("HTTP/1.1 200 OK\r\n") && answer.hasSuffix("{\"status\":\"ok\"}"), "\(answer)")
+                #expect(closed, "\(answer)")
+            }
+            // Offered without `Connection: upgrade`, the offer does not end the connection.
+            let kept = try RawConnection(port: try #require(live.port))
+            defer { kept.close() }
+            let answers = await kept.exchanges(["GET /health HTTP/1.1\r\nHost: x\r\nUpgrade: h2c\r\n\r\n", "GET /health HTTP/1.1\r\nHost: x\r\n\r\n"])
+            #expect(answers.allSatisfy { $0?.hasPrefix("HTTP/1.1 200 OK\r\n") == true }, "\(answers)")
+            let socket = try RawConnection(port: try #require(live.port))
+            defer { socket.close() }
+            socket.send("GET /v1/live HTTP/1.1\r\nHost: x\r\nUpgrade: h2c, websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
+                + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nAuthorization: Bearer \(ann.token)\r\n\r\n")
+            #expect(await socket.receive(until: "HTTP/1.1 101 Switching Protocols\r\n"))
+        }
+    }
+
     @Test func locateNamesCedarPointAsInTheREADME() async throws {
         try await TestService.withApp { client in
             let user = try await client.register("ann")
