@@ -182,6 +182,29 @@ struct APITests {
         }
     }
 
+    /// A client that sends `Expect: 100-continue` and waits (curl does for a body over 1 MiB, a
+    /// photo) gets `100 Continue` at once, then the answer once the body has come; it used to wait
+    /// out its own timeout (a second) first. An HTTP/1.0 request is never sent one.
+    @Test func aClientExpectingContinueIsToldToGoOn() async throws {
+        let clock = TestClock()
+        let s = try await TestService(clock: clock)
+        defer { s.remove() }
+        try await FastLaneTests.withBothLanes(s) { live, lane, _ in
+            let ann = try await live.register("ann")
+            let fix = String(decoding: try JSONSerialization.data(withJSONObject: [fixJSON(41.4, -82.9, at: clock.now())]), as: UTF8.self)
+            let head = FastLaneTests.post(fix, token: ann.token).components(separatedBy: "\r\n\r\n")[0]
+            lane.send(head + "\r\nExpect: 100-continue\r\n\r\n")
+            #expect(await lane.receive(until: "HTTP/1.1 100 Continue\r\n\r\n"), "no 100 Continue before the body")
+            let answer = await lane.exchange(fix)
+            #expect(answer?.hasPrefix("HTTP/1.1 200 OK\r\n") == true && answer?.contains("\"accepted\":1") == true, "\(answer ?? "nothing")")
+
+            let old = try RawConnection(port: try #require(live.port))
+            defer { old.close() }
+            let answer10 = await old.exchange(head.replacingOccurrences(of: "HTTP/1.1", with: "HTTP/1.0") + "\r\nExpect: 100-continue\r\n\r\n" + fix)
+            #expect(answer10?.hasPrefix("HTTP/1.1 200 OK\r\n") == true, "\(answer10 ?? "nothing")")
+        }
+    }
+
     @Test func locateNamesCedarPointAsInTheREADME() async throws {
         try await TestService.withApp { client in
             let user = try await client.register("ann")
