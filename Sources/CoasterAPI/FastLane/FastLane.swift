@@ -247,9 +247,11 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// Whether the client waits for `100 Continue` before it sends the body (RFC 9110 §10.1.1;
-    /// curl does for bodies over 1 MiB, a photo).
+    /// curl does for bodies over 1 MiB, a photo): not when the framing says there is none.
     static func expectsContinue(_ head: HTTPRequestHead) -> Bool {
-        head.version == .http1_1 && head.headers[canonicalForm: "expect"].contains { $0.lowercased() == "100-continue" }
+        guard head.version == .http1_1, head.headers[canonicalForm: "expect"].contains(where: { $0.lowercased() == "100-continue" })
+        else { return false }
+        return head.headers.contains(name: "transfer-encoding") || head.headers[canonicalForm: "content-length"].contains { $0 != "0" }
     }
 
     /// `100 Continue`, which Hummingbird never sends: a client that asked for it waited a second
