@@ -358,6 +358,29 @@ struct AdminParkTests {
             #expect(try json(created.body)["zones"] as? Int == 15)
             let again = try await client.send(.put, "/v1/admin/parks/kings-island-copy", as: admin, json: document)
             #expect(again.status == .ok)
+
+            // An app keeps the park's GeoJSON and asks again with its ETag: 304 until the park changes.
+            let first = try await client.get("/v1/parks/kings-island-copy", as: admin)
+            let etag = try #require(first.headers[.eTag])
+            #expect(first.status == .ok && etag.hasPrefix("\"") && etag.count == 66, "\(etag)")
+            #expect(try await client.get("/v1/parks/kings-island-copy", as: admin).headers[.eTag] == etag)
+            for tag in [etag, "W/\(etag)", "\"other\", \(etag)", "*"] {
+                let kept = try await client.execute(uri: "/v1/parks/kings-island-copy", method: .get,
+                                                    headers: admin.auth + [.ifNoneMatch: tag]) { $0 }
+                #expect(kept.status == .notModified, "\(tag)")
+                #expect(kept.body.readableBytes == 0 && kept.headers[.eTag] == etag)
+            }
+            let stale = try await client.execute(uri: "/v1/parks/kings-island-copy", method: .get,
+                                                 headers: admin.auth + [.ifNoneMatch: "\"other\""]) { $0 }
+            #expect(stale.status == .ok && stale.headers[.eTag] == etag)
+            properties["name"] = "Kings Island Again"
+            park["properties"] = properties
+            features[0] = park
+            document["features"] = features
+            #expect(try await client.send(.put, "/v1/admin/parks/kings-island-copy", as: admin, json: document).status == .ok)
+            let changed = try await client.execute(uri: "/v1/parks/kings-island-copy", method: .get,
+                                                   headers: admin.auth + [.ifNoneMatch: etag]) { $0 }
+            #expect(changed.status == .ok && changed.headers[.eTag] != etag)
             let located = try json(try await client.get("/v1/locate?lat=39.3440&lon=-84.2680", as: admin).body)
             let ids = (located["parks"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
             #expect(ids?.contains("kings-island-copy") == true)

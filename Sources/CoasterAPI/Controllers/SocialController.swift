@@ -83,7 +83,7 @@ struct SocialController {
         let photo = try await self.visiblePhoto(context, viewer: me.id)
         let etag = "\"\(photo.sha256)\""
         var headers: HTTPFields = [.eTag: etag, .cacheControl: "private, max-age=31536000, immutable", .contentType: photo.format.contentType]
-        if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag || $0 == "*" }) {
+        if request.hasCurrentCopy(etag) {
             return Response(status: .notModified, headers: headers)
         }
         let data = try self.store.photoBytes(photo)
