@@ -157,11 +157,11 @@ public func buildApplication(_ configuration: ServiceConfiguration, service: Ser
     // The fast lane and the first request's guard state them in the problem for a header block
     // over them.
     let limits = HTTP1Channel.Configuration.DecoderConfiguration.server
-    // With the fast lane, the idle timeout is its to keep: Hummingbird's handler does not see the
-    // requests it answers.
     // A refused WebSocket upgrade is answered with the route's answer (a 401 problem), not
     // hummingbird-websocket's bare 400.
     let refusals = UpgradeRefusals()
+    // With the fast lane, the idle timeout is its to keep: Hummingbird's handler does not see the
+    // requests it answers.
     var http1: HTTP1Channel.Configuration
     if configuration.fastLane {
         let routes = try FastRoutes(service, logger: logger)

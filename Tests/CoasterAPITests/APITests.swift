@@ -136,7 +136,7 @@ struct APITests {
         defer { s.remove() }
         try await FastLaneTests.withBothLanes(s) { live, lane, router in
             let ann = try await live.register("ann")
-            let fix = String(decoding: try JSONSerialization.data(withJSONObject: [fixJSON(41.4, -82.9, at: clock.now())]), as: UTF8.self)
+            let fix = try FastLaneTests.oneFix(at: clock)
             for connection in [lane, router] {
                 for (coding, status) in [("gzip", "415 Unsupported Media Type"), ("identity", "200 OK"), ("br, identity", "415 Unsupported Media Type")] {
                     let request = FastLaneTests.post(fix, token: ann.token)
@@ -191,7 +191,7 @@ struct APITests {
         defer { s.remove() }
         try await FastLaneTests.withBothLanes(s) { live, lane, _ in
             let ann = try await live.register("ann")
-            let fix = String(decoding: try JSONSerialization.data(withJSONObject: [fixJSON(41.4, -82.9, at: clock.now())]), as: UTF8.self)
+            let fix = try FastLaneTests.oneFix(at: clock)
             let head = FastLaneTests.post(fix, token: ann.token).components(separatedBy: "\r\n\r\n")[0]
             lane.send(head + "\r\nExpect: 100-continue\r\n\r\n")
             #expect(await lane.receive(until: "HTTP/1.1 100 Continue\r\n\r\n"), "no 100 Continue before the body")

@@ -192,6 +192,11 @@ struct FastLaneTests {
         }
     }
 
+    /// A one-fix batch's body: a fix at (41.4, -82.9), outside every park, at the clock's time.
+    static func oneFix(at clock: TestClock) throws -> String {
+        String(decoding: try JSONSerialization.data(withJSONObject: [fixJSON(41.4, -82.9, at: clock.now())]), as: UTF8.self)
+    }
+
     /// A raw `POST /v1/fixes` carrying `body`.
     static func post(_ body: String, token: String) -> String {
         "POST /v1/fixes HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\nContent-Type: application/json\r\n"

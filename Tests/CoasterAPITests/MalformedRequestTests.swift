@@ -62,7 +62,7 @@ struct MalformedRequestTests {
         let clock = TestClock()
         try await Self.serve(fastLane: fastLane, clock: clock) { live, port in
             let ann = try await live.register("ann")
-            let fix = String(decoding: try JSONSerialization.data(withJSONObject: [fixJSON(41.4, -82.9, at: clock.now())]), as: UTF8.self)
+            let fix = try FastLaneTests.oneFix(at: clock)
             let bad = "GET /health HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n"
             let cases: [(first: String, answer: String, problem: Bool)] = [
                 ("GET /health HTTP/1.1\r\nHost: x\r\n\r\n", "{\"status\":\"ok\"}", fastLane),
