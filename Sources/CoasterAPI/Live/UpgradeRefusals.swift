@@ -103,7 +103,7 @@ final class UpgradeRefusals: Sendable {
                 return
             }
             switch self.unwrapOutboundIn(data) {
-            case .head(let head) where head.status == .badRequest && !self.replacing:
+            case .head(let head) where Self.isBareRefusal(head) && !self.replacing:
                 self.replacing = true
                 var fields = refusal.headers
                 fields[.connection] = "close"
@@ -122,6 +122,14 @@ final class UpgradeRefusals: Sendable {
                 context.write(data, promise: promise)
                 self.leave(context)
             }
+        }
+
+        /// hummingbird-websocket's answer to a refused upgrade: a 400 with no body and no type,
+        /// which no route of this service writes (its 400s are problems). A refusal kept for a
+        /// connection that closed before its answer could be written, whose identity a new
+        /// connection then took, replaces nothing else.
+        static func isBareRefusal(_ head: HTTPResponse) -> Bool {
+            head.status == .badRequest && head.headerFields[.contentType] == nil && head.headerFields[.contentLength] == "0"
         }
 
         private func leave(_ context: ChannelHandlerContext) {
