@@ -154,9 +154,6 @@ public func buildApplication(_ configuration: ServiceConfiguration, logger: Logg
 public func buildApplication(_ configuration: ServiceConfiguration, service: Service, logger: Logger) throws -> some ApplicationProtocol {
     let router = try buildRouter(service)
     let idleTimeout = TimeAmount.seconds(configuration.idleTimeout.components.seconds)
-    // The fast lane and the first request's guard state them in the problem for a header block
-    // over them.
-    let limits = HTTP1Channel.Configuration.DecoderConfiguration.server
     // A refused WebSocket upgrade is answered with the route's answer (a 401 problem), not
     // hummingbird-websocket's bare 400.
     let refusals = UpgradeRefusals()
@@ -166,12 +163,12 @@ public func buildApplication(_ configuration: ServiceConfiguration, service: Ser
     if configuration.fastLane {
         let routes = try FastRoutes(service, logger: logger)
         http1 = .init(additionalChannelHandlers: [UpgradeRefusals.Writer(refusals),
-                                                  FastLaneInstaller(FastLane(routes: routes, idleTimeout: idleTimeout, limits: limits), logger: logger)],
+                                                  FastLaneInstaller(FastLane(routes: routes, idleTimeout: idleTimeout), logger: logger)],
                       idleTimeout: nil)
     } else {
         http1 = .init(additionalChannelHandlers: [UpgradeRefusals.Writer(refusals)], idleTimeout: idleTimeout)
     }
-    http1.httpDecoder = limits
+    http1.httpDecoder = .server
     let channel = HTTP1WebSocketUpgradeChannel.Configuration(http1: http1, ws: .init(autoPing: .enabled(timePeriod: .seconds(30))))
     let webSocketResponder = UpgradeRefusals.RecordingResponder(inner: router.buildResponder(), refusals: refusals)
     return Application(
@@ -179,7 +176,7 @@ public func buildApplication(_ configuration: ServiceConfiguration, service: Ser
         server: HTTPServerBuilder { responder in
             GuardedHTTPChannel(
                 inner: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: channel),
-                limits: limits, idleTimeout: idleTimeout, metrics: service.metrics)
+                idleTimeout: idleTimeout, metrics: service.metrics)
         },
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "coasterlife"),
         logger: logger)

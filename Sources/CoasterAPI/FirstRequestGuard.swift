@@ -19,7 +19,6 @@ struct GuardedHTTPChannel: ServerChildChannel {
     typealias Value = HTTP1WebSocketUpgradeChannel.Value
 
     let inner: HTTP1WebSocketUpgradeChannel
-    let limits: HTTP1Channel.Configuration.DecoderConfiguration
     /// How long a connection may take to send its first head; nil for ever.
     let idleTimeout: TimeAmount?
     /// Where the malformed requests answered are counted.
@@ -30,7 +29,7 @@ struct GuardedHTTPChannel: ServerChildChannel {
             // Behind the upgrade handler: the handlers Hummingbird adds once the first head is
             // read go behind this one, which leaves when that head passes it.
             try channel.pipeline.syncOperations.addHandler(
-                FirstRequestGuard(limits: self.limits, idleTimeout: self.idleTimeout, metrics: self.metrics, logger: logger))
+                FirstRequestGuard(idleTimeout: self.idleTimeout, metrics: self.metrics, logger: logger))
             // In front of the upgrade handler, which must not see what it cannot upgrade to.
             let upgrades = try channel.pipeline.syncOperations.handler(
                 type: NIOTypedHTTPServerUpgradeHandler<HTTP1WebSocketUpgradeChannel.UpgradeResult>.self)
@@ -91,7 +90,6 @@ final class UpgradeOfferFilter: ChannelInboundHandler, RemovableChannelHandler {
 final class FirstRequestGuard: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
 
-    private let limits: HTTP1Channel.Configuration.DecoderConfiguration
     private let idleTimeout: TimeAmount?
     private let metrics: ServiceMetrics
     private let logger: Logger
@@ -99,8 +97,7 @@ final class FirstRequestGuard: ChannelInboundHandler, RemovableChannelHandler {
     /// The malformed request has been answered: the decoder's further errors are its echoes.
     private var answered = false
 
-    init(limits: HTTP1Channel.Configuration.DecoderConfiguration, idleTimeout: TimeAmount?, metrics: ServiceMetrics, logger: Logger) {
-        self.limits = limits
+    init(idleTimeout: TimeAmount?, metrics: ServiceMetrics, logger: Logger) {
         self.idleTimeout = idleTimeout
         self.metrics = metrics
         self.logger = logger
@@ -142,7 +139,7 @@ final class FirstRequestGuard: ChannelInboundHandler, RemovableChannelHandler {
         self.answered = true
         self.timeout?.cancel()
         self.timeout = nil
-        let answer = FastRoutes.Answer.malformedRequest(parse, limits: self.limits)
+        let answer = FastRoutes.Answer.malformedRequest(parse)
         self.logger.debug("malformed first request", metadata: ["error": "\(parse)", "hb.request.id": "\(answer.requestID)"])
         self.metrics.malformedRequest(status: Int(answer.status.code))
         // Written beneath the HTTP encoder, as the fast lane writes its answers: the same bytes.
@@ -151,10 +148,7 @@ final class FirstRequestGuard: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         var date = HTTPDate()
-        var bytes = context.channel.allocator.buffer(capacity: 256 + answer.body.readableBytes)
-        FastLane.writeHead(answer, date: date.now(), into: &bytes)
-        var body = answer.body
-        bytes.writeBuffer(&body)
+        let bytes = FastLane.bytes(of: answer, date: date.now(), allocator: context.channel.allocator)
         let written = context.eventLoop.makePromise(of: Void.self)
         encoder.writeAndFlush(NIOAny(IOData.byteBuffer(bytes)), promise: written)
         written.futureResult.assumeIsolated().whenComplete { [self] _ in self.close(context) }
@@ -188,15 +182,16 @@ final class FirstRequestGuard: ChannelInboundHandler, RemovableChannelHandler {
 
 extension HTTP1Channel.Configuration.DecoderConfiguration {
     /// The decoder's limits on every connection of the server, named once: the problem for a
-    /// header block over them states them.
+    /// header block over them (``Problem/malformedRequest(_:)``) states them.
     static let server = Self()
 }
 
 extension Problem {
     /// A request NIO's decoder could not read (`/problems/malformed-request`), with
     /// `Connection: close`: what was wrong, in the client's terms; 431 for a header block over the
-    /// decoder's `limits`.
-    static func malformedRequest(_ error: HTTPParserError, limits: HTTP1Channel.Configuration.DecoderConfiguration) -> Problem {
+    /// server's decoder limits.
+    static func malformedRequest(_ error: HTTPParserError) -> Problem {
+        let limits = HTTP1Channel.Configuration.DecoderConfiguration.server
         var problem = error == .headerOverflow
             ? Problem(.malformedRequest, status: .requestHeaderFieldsTooLarge, title: "Request header fields too large",
                       detail: "The request's header block is over the limits: \(limits.maxHeaderFieldCount) fields, "
@@ -229,7 +224,7 @@ extension Problem {
 
 extension FastRoutes.Answer {
     /// The answer to a request that could not be read (no path, no route): its problem.
-    static func malformedRequest(_ error: HTTPParserError, limits: HTTP1Channel.Configuration.DecoderConfiguration) -> Self {
-        Self(Problem.malformedRequest(error, limits: limits), instance: nil, route: "", requestID: RequestID().description)
+    static func malformedRequest(_ error: HTTPParserError) -> Self {
+        Self(Problem.malformedRequest(error), instance: nil, route: "", requestID: RequestID().description)
     }
 }

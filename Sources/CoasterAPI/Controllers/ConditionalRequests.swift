@@ -17,5 +17,10 @@ extension Request {
 
 /// A strong entity tag for a body: its SHA-256, quoted.
 func entityTag(of data: Data) -> String {
-    "\"" + SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined() + "\""
+    "\"" + sha256Hex(data) + "\""
+}
+
+/// The SHA-256 of `bytes` in lowercase hex: a photo's content address, a body's entity tag.
+func sha256Hex(_ bytes: some DataProtocol) -> String {
+    SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
 }

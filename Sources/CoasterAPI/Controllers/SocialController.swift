@@ -1,6 +1,5 @@
 import CoasterCore
 import CoasterStore
-import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -60,7 +59,7 @@ struct SocialController {
             if case .embeddedLocation = error { p.reason = "embedded_location" }
             throw p
         }
-        let sha = SHA256.hash(data: image.bytes).map { String(format: "%02x", $0) }.joined()
+        let sha = sha256Hex(image.bytes)
         let photo = try await self.store.addPhoto(owner: me.id, image: image, sha256: sha, caption: caption, park: park, ride: ride)
         return EditedResponse(status: .created, headers: [.location: "/v1/photos/\(photo.id)"], response: PhotoWire(photo, stripped: image.stripped))
     }

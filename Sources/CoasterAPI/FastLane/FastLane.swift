@@ -65,8 +65,6 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
     /// Where the answers' bytes are written: the pipeline's first handler, below the codec.
     private let wire = WireOut()
 
-    /// The decoder's limits, which a problem for a header block over them states.
-    private let limits: HTTP1Channel.Configuration.DecoderConfiguration
     /// A request the decoder could not read, behind a fix batch being committed or requests the
     /// router is answering: answered after them.
     private var heldError: HTTPParserError?
@@ -74,10 +72,9 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
     /// errors are its echoes.
     private var closing = false
 
-    init(routes: FastRoutes, idleTimeout: TimeAmount?, limits: HTTP1Channel.Configuration.DecoderConfiguration) {
+    init(routes: FastRoutes, idleTimeout: TimeAmount?) {
         self.routes = routes
         self.idleTimeout = idleTimeout
-        self.limits = limits
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -238,7 +235,7 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
         self.pending = nil
         self.fixRequest = nil
         self.reading = false
-        let answer = FastRoutes.Answer.malformedRequest(parse, limits: self.limits)
+        let answer = FastRoutes.Answer.malformedRequest(parse)
         self.routes.logger.debug("malformed request", metadata: ["error": "\(parse)", "hb.request.id": "\(answer.requestID)"])
         self.routes.metrics.malformedRequest(status: Int(answer.status.code))
         let written = context.eventLoop.makePromise(of: Void.self)
@@ -271,13 +268,19 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
             promise?.succeed()
             return
         }
-        var bytes = context.channel.allocator.buffer(capacity: 192 + answer.body.readableBytes)
-        Self.writeHead(answer, date: self.date.now(), into: &bytes)
-        var body = answer.body
-        bytes.writeBuffer(&body)
+        let bytes = Self.bytes(of: answer, date: self.date.now(), allocator: context.channel.allocator)
         wire.writeAndFlush(NIOAny(IOData.byteBuffer(bytes)), promise: promise)
         self.lastActive = .now()
         self.scheduleIdleCheck(context, at: self.lastActive)
+    }
+
+    /// `answer` whole, head and body, as the bytes the HTTP encoder would write for it.
+    static func bytes(of answer: FastRoutes.Answer, date: String, allocator: ByteBufferAllocator) -> ByteBuffer {
+        var bytes = allocator.buffer(capacity: 192 + answer.body.readableBytes)
+        Self.writeHead(answer, date: date, into: &bytes)
+        var body = answer.body
+        bytes.writeBuffer(&body)
+        return bytes
     }
 
     /// The status line and header block of `answer`, as NIO's `HTTPResponseEncoder` writes the

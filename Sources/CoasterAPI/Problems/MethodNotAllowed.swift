@@ -26,10 +26,7 @@ struct MethodNotAllowedMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         if let allowed = self.allowed(at: request.uri.path) {
-            var problem = Problem(.methodNotAllowed, status: .methodNotAllowed, title: "Method not allowed",
-                                  detail: "\(request.method) is not allowed on \(request.uri.path); allowed: \(allowed).")
-            problem.headers[.allow] = allowed
-            throw problem
+            throw Problem.methodNotAllowed(request.method, path: request.uri.path, allowed: allowed)
         }
         return try await next(request, context)
     }
@@ -50,5 +47,16 @@ struct MethodNotAllowedMiddleware: RouterMiddleware {
     private static func matches(_ path: RouterPath, _ segments: [Substring]) -> Bool {
         guard path.components.count == segments.count else { return false }
         return zip(path.components, segments).allSatisfy { element, segment in element ~= segment }
+    }
+}
+
+extension Problem {
+    /// `/problems/method-not-allowed` (405) for `method` on `path`, with the `Allow` header when
+    /// the methods served there are known.
+    static func methodNotAllowed(_ method: HTTPRequest.Method, path: String, allowed: String?) -> Problem {
+        var problem = Problem(.methodNotAllowed, status: .methodNotAllowed, title: "Method not allowed",
+                              detail: "\(method) is not allowed on \(path)" + (allowed.map { "; allowed: \($0)." } ?? "."))
+        problem.headers[.allow] = allowed
+        return problem
     }
 }

@@ -71,8 +71,7 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             case .notFound:
                 return .notFound("No route matches \(request.method) \(request.uri.path).")
             case .methodNotAllowed:
-                return Problem(.methodNotAllowed, status: .methodNotAllowed, title: "Method not allowed",
-                               detail: "\(request.method) is not allowed on \(request.uri.path).")
+                return .methodNotAllowed(request.method, path: request.uri.path, allowed: nil)
             case .contentTooLarge:
                 return Problem(.payloadTooLarge, status: .contentTooLarge, title: "Request body too large",
                                detail: "The request body is larger than this route accepts (README \"Limits\").")
@@ -88,7 +87,7 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         case let error as HTTPParserError:
             // The body of a request the router was reading did not parse (a bad chunk size):
             // the decoder can read nothing more of the connection, which closes.
-            return .malformedRequest(error, limits: .server)
+            return .malformedRequest(error)
         case let error as any HTTPResponseError where error.status == .contentTooLarge:
             return Problem(.payloadTooLarge, status: .contentTooLarge, title: "Request body too large",
                            detail: "The request body is larger than this route accepts (README \"Limits\").")
