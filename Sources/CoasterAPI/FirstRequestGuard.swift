@@ -33,7 +33,7 @@ struct GuardedHTTPChannel: ServerChildChannel {
             // In front of the upgrade handler, which must not see what it cannot upgrade to.
             let upgrades = try channel.pipeline.syncOperations.handler(
                 type: NIOTypedHTTPServerUpgradeHandler<HTTP1WebSocketUpgradeChannel.UpgradeResult>.self)
-            try channel.pipeline.syncOperations.addHandler(UpgradeOfferFilter(), position: .before(upgrades))
+            try channel.pipeline.syncOperations.addHandler(UpgradeOfferFilter(metrics: self.metrics), position: .before(upgrades))
             return value
         }
     }
@@ -53,17 +53,38 @@ struct GuardedHTTPChannel: ServerChildChannel {
 /// connection, so such a request got no answer at all. The request is answered now; with
 /// `Connection: upgrade` as the connection's last (`Connection: close`), for NIO's decoder has
 /// taken the offer then and reads nothing more from the connection.
+///
+/// A WebSocket offer whose handshake NIO's upgrader refuses (RFC 6455 §4.2.1: a version other
+/// than 13, no single `Sec-WebSocket-Key`) used to get the connection closed with no answer; it
+/// is answered here instead, as RFC 6455 §4.2.2 asks, and the connection closed
+/// (``Problem/webSocketHandshake(_:)``).
 final class UpgradeOfferFilter: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
 
+    /// Where refused handshakes are counted.
+    private let metrics: ServiceMetrics
+    /// The first request was a refused handshake: what follows of it is dropped.
+    private var refused = false
+
+    init(metrics: ServiceMetrics) {
+        self.metrics = metrics
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard case .head(var head) = self.unwrapInboundIn(data) else {
-            context.fireChannelRead(data)
+            if !self.refused { context.fireChannelRead(data) }
             return
         }
         let offered = head.headers[canonicalForm: "upgrade"]
         let spoken = offered.filter { $0.lowercased() == "websocket" }
+        if !spoken.isEmpty, let problem = Problem.webSocketHandshake(head.headers) {
+            self.refused = true
+            self.metrics.malformedRequest(status: Int(problem.status.code))
+            let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init)
+            answerAndClose(FastRoutes.Answer(problem, instance: path, route: "", requestID: RequestID().description), context)
+            return
+        }
         if spoken.count == offered.count {
             context.fireChannelRead(data)
         } else {
@@ -142,16 +163,7 @@ final class FirstRequestGuard: ChannelInboundHandler, RemovableChannelHandler {
         let answer = FastRoutes.Answer.malformedRequest(parse)
         self.logger.debug("malformed first request", metadata: ["error": "\(parse)", "hb.request.id": "\(answer.requestID)"])
         self.metrics.malformedRequest(status: Int(answer.status.code))
-        // Written beneath the HTTP encoder, as the fast lane writes its answers: the same bytes.
-        guard let encoder = try? context.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self) else {
-            self.close(context)
-            return
-        }
-        var date = HTTPDate()
-        let bytes = FastLane.bytes(of: answer, date: date.now(), allocator: context.channel.allocator)
-        let written = context.eventLoop.makePromise(of: Void.self)
-        encoder.writeAndFlush(NIOAny(IOData.byteBuffer(bytes)), promise: written)
-        written.futureResult.assumeIsolated().whenComplete { [self] _ in self.close(context) }
+        answerAndClose(answer, context)
     }
 
     private func startClock(_ context: ChannelHandlerContext) {
@@ -169,15 +181,35 @@ final class FirstRequestGuard: ChannelInboundHandler, RemovableChannelHandler {
         context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
     }
 
-    /// Closes as NIO's upgrade handler does when the peer stops sending before a whole head: it
-    /// closes the channel and ends the negotiation as `inputClosed`, which Hummingbird takes
-    /// quietly (a plain close ends it as a failure, which it logs as an error).
-    /// What the decoder says about the bytes it was left with is not answered.
+    /// Closes (``closeBeforeUpgrade(_:)``); what the decoder says about the bytes it was left
+    /// with is not answered.
     private func close(_ context: ChannelHandlerContext) {
         self.answered = true
-        context.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
-        context.close(promise: nil)
+        closeBeforeUpgrade(context)
     }
+}
+
+/// Writes `answer` beneath the HTTP encoder, as the fast lane writes its answers (the same bytes),
+/// then closes (``closeBeforeUpgrade(_:)``): a connection's first request, answered before NIO's
+/// upgrade negotiation has handed the connection to Hummingbird.
+private func answerAndClose(_ answer: FastRoutes.Answer, _ context: ChannelHandlerContext) {
+    guard let encoder = try? context.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self) else {
+        closeBeforeUpgrade(context)
+        return
+    }
+    var date = HTTPDate()
+    let bytes = FastLane.bytes(of: answer, date: date.now(), allocator: context.channel.allocator)
+    let written = context.eventLoop.makePromise(of: Void.self)
+    encoder.writeAndFlush(NIOAny(IOData.byteBuffer(bytes)), promise: written)
+    written.futureResult.assumeIsolated().whenComplete { _ in closeBeforeUpgrade(context) }
+}
+
+/// Closes as NIO's upgrade handler does when the peer stops sending before a whole head: it
+/// closes the channel and ends the negotiation as `inputClosed`, which Hummingbird takes quietly
+/// (a plain close ends it as a failure, which it logs as an error).
+private func closeBeforeUpgrade(_ context: ChannelHandlerContext) {
+    context.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+    context.close(promise: nil)
 }
 
 extension HTTP1Channel.Configuration.DecoderConfiguration {
@@ -226,5 +258,31 @@ extension FastRoutes.Answer {
     /// The answer to a request that could not be read (no path, no route): its problem.
     static func malformedRequest(_ error: HTTPParserError) -> Self {
         Self(Problem.malformedRequest(error), instance: nil, route: "", requestID: RequestID().description)
+    }
+}
+
+extension Problem {
+    /// What is wrong with a WebSocket opening handshake that NIO's upgrader would refuse
+    /// (RFC 6455 §4.2.1), or `nil`: a version other than 13 is a 426 naming the one spoken (with
+    /// `Sec-WebSocket-Version: 13`, §4.4), a `Sec-WebSocket-Key` that is not one base64 value of
+    /// 16 bytes a 400 (`/problems/malformed-request`). Both close the connection.
+    static func webSocketHandshake(_ headers: HTTPHeaders) -> Problem? {
+        var problem: Problem
+        let versions = headers[canonicalForm: "sec-websocket-version"]
+        let keys = headers[canonicalForm: "sec-websocket-key"]
+        if versions != ["13"] {
+            let asked = versions.isEmpty ? "none" : versions.map { "'\($0)'" }.joined(separator: ", ")
+            problem = Problem(.upgradeRequired, status: .upgradeRequired, title: "Unsupported WebSocket version",
+                              detail: "This server speaks WebSocket version 13 (RFC 6455); Sec-WebSocket-Version asked for \(asked).")
+            problem.headers[HTTPField.Name("Sec-WebSocket-Version")!] = "13"
+        } else if keys.count != 1 || Data(base64Encoded: String(keys[0]))?.count != 16 {
+            problem = Problem(.malformedRequest, status: .badRequest, title: "Malformed WebSocket handshake",
+                              detail: "Sec-WebSocket-Key must be one base64 value of 16 bytes (RFC 6455 §4.1); the request has "
+                                  + (keys.isEmpty ? "none." : keys.count > 1 ? "\(keys.count)." : "'\(keys[0])'."))
+        } else {
+            return nil
+        }
+        problem.headers[.connection] = "close"
+        return problem
     }
 }

@@ -462,8 +462,11 @@ struct FastLaneTests {
 /// waiting on both of a 2-core machine's would starve it.
 final class RawConnection: Sendable {
     private let fd: Int32
+    /// The server's port, for another connection to the same server.
+    let port: Int
 
     init(port: Int) throws {
+        self.port = port
         self.fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard self.fd >= 0 else { throw POSIXError(.EMFILE) }
         var address = sockaddr_in()

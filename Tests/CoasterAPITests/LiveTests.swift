@@ -162,6 +162,57 @@ struct LiveTests {
         }
     }
 
+    /// A handshake NIO's upgrader refuses is answered as RFC 6455 §4.2.2 asks, where the
+    /// connection used to be closed with no answer at all: a version other than 13 gets a 426
+    /// naming the version spoken, a key that is not 16 bytes of base64 a 400; a route that is not
+    /// a WebSocket gets a problem saying so, not hummingbird-websocket's bare 400. Each closes the
+    /// connection and is counted. With the fast lane and without.
+    @Test func aBadHandshakeIsAnsweredWithAProblem() async throws {
+        let s = try await TestService()
+        defer { s.remove() }
+        try await FastLaneTests.withBothLanes(s) { live, lane, router in
+            let ann = try await live.register("ann")
+            func handshake(_ path: String, version: String?, key: String?) -> String {
+                "GET \(path) HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nAuthorization: Bearer \(ann.token)\r\n"
+                    + (version.map { "Sec-WebSocket-Version: \($0)\r\n" } ?? "") + (key.map { "Sec-WebSocket-Key: \($0)\r\n" } ?? "") + "\r\n"
+            }
+            let key = "dGhlIHNhbXBsZSBub25jZQ=="
+            let cases: [(request: String, status: String, says: [String])] = [
+                (handshake("/v1/live", version: "8", key: key), "426 Upgrade Required",
+                 ["Sec-WebSocket-Version: 13\r\n", "\"type\":\"/problems/upgrade-required\"", "asked for '8'", "\"instance\":\"/v1/live\""]),
+                (handshake("/v1/live", version: nil, key: key), "426 Upgrade Required", ["asked for none"]),
+                (handshake("/v1/live?x=1", version: "13", key: nil), "400 Bad Request",
+                 ["\"type\":\"/problems/malformed-request\"", "the request has none", "\"instance\":\"/v1/live\""]),
+                (handshake("/v1/live", version: "13", key: "c2hvcnQ="), "400 Bad Request", ["the request has 'c2hvcnQ='"]),
+                (handshake("/health", version: "13", key: key), "400 Bad Request",
+                 ["\"type\":\"/problems/not-websocket\"", "GET /health does not upgrade", "X-Request-Id: "]),
+            ]
+            for connection in [lane, router] {
+                for (request, status, says) in cases {
+                    let socket = try RawConnection(port: connection.port)
+                    defer { socket.close() }
+                    socket.send(request)
+                    let (text, closed) = await socket.receiveAll()
+                    #expect(closed, "\(text)")
+                    #expect(text.hasPrefix("HTTP/1.1 \(status)\r\n"), "\(text)")
+                    #expect(text.contains("Content-Type: application/problem+json\r\n"), "\(text)")
+                    for said in says { #expect(text.contains(said), "\(said) in \(text)") }
+                    #expect(text.components(separatedBy: "HTTP/1.1 ").count == 2, "one answer only: \(text)")
+                }
+            }
+            // Both servers count into the one service's metrics: two 426s and two 400s each.
+            let metrics = String(buffer: try await live.get("/metrics", as: nil).body)
+            for status in [426, 400] {
+                #expect(metrics.contains("coasterlife_http_requests_total{method=\"other\",route=\"malformed\",status=\"\(status)\"} 4"), "\(metrics)")
+            }
+            // A good handshake still upgrades.
+            let valid = try RawConnection(port: try #require(live.port))
+            defer { valid.close() }
+            valid.send(handshake("/v1/live", version: "13", key: key))
+            #expect(await valid.receive(until: "HTTP/1.1 101 Switching Protocols\r\n"))
+        }
+    }
+
     /// A client that stops reading is dropped once its buffer is full; publishing never waits.
     @Test func aSlowConsumerIsDroppedNotWaitedFor() async throws {
         let s = try await TestService()

@@ -13,6 +13,9 @@ struct LiveController {
     let live: Live
     let heartbeat: Duration
 
+    /// The route's path: the only one that upgrades (``UpgradeRefusals/RecordingResponder``).
+    static let path = "/v1/live"
+
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
         group.ws("live", shouldUpgrade: { request, context in
             _ = try context.requireIdentity()

@@ -12,7 +12,8 @@ import Synchronization
 /// answer and writes a bare `400 Bad Request`. An app whose token had expired could not tell that
 /// from a malformed handshake, so it could not know to log in again. The router's answer is kept
 /// here (``RecordingResponder``), by connection, and written in place of the bare 400
-/// (``Writer``): a `401` problem for a missing or expired token, as every other route answers.
+/// (``Writer``): a `401` problem for a missing or expired token, as every other route answers; a
+/// `400` `not-websocket` problem for a route that answers but does not upgrade.
 final class UpgradeRefusals: Sendable {
     /// What the route answered.
     struct Refusal: Sendable {
@@ -49,7 +50,19 @@ final class UpgradeRefusals: Sendable {
 
         func respond(to request: Request, context: Context) async throws -> Response {
             let response = try await self.inner.respond(to: request, context: context)
-            guard response.status != .ok else { return response }
+            if response.status == .ok {
+                // A route that answers but is not a WebSocket (`GET /health`): hummingbird-websocket
+                // refuses the upgrade with its bare 400, which now says why.
+                guard request.uri.path != LiveController.path else { return response }
+                let problem = Problem(.notWebSocket, status: .badRequest, title: "Not a WebSocket",
+                                      detail: "\(request.method) \(request.uri.path) does not upgrade to a WebSocket; "
+                                          + "GET \(LiveController.path) does. Send the request without Upgrade: websocket.")
+                var headers = problem.responseHeaders
+                headers[.requestID] = context.id
+                let body = ByteBuffer(bytes: try problem.body(path: request.uri.path, requestID: context.id))
+                self.refusals.keep(Refusal(status: problem.status, headers: headers, body: body, at: .now), for: context.connection)
+                return response
+            }
             let sink = Sink()
             try await response.body.write(Sink.Writer(sink: sink))
             self.refusals.keep(Refusal(status: response.status, headers: response.headers, body: sink.buffer, at: .now),

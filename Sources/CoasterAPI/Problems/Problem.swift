@@ -32,6 +32,7 @@ public enum ProblemType: String, Sendable, CaseIterable {
     case rideCooldown = "ride-cooldown"
     case nearbyRefused = "nearby-refused"
     case upgradeRequired = "upgrade-required"
+    case notWebSocket = "not-websocket"
     case reportRefused = "report-refused"
     case invalidPostedWaits = "invalid-posted-waits"
     case invalidPhoto = "invalid-photo"
