@@ -110,6 +110,7 @@ public func buildRouter(_ service: Service) throws -> Router<AppRequestContext> 
     router.add(middleware: RequestMetricsMiddleware(metrics: service.metrics))
     router.add(middleware: ProblemMiddleware())
     router.add(middleware: ContentEncodingMiddleware())
+    router.add(middleware: RepeatedQueryMiddleware())
     router.add(middleware: BearerAuthentication(sessions: service.sessions))
     router.addRoutes(HealthController(store: service.store, fences: service.fences).endpoints)
     router.addRoutes(MetricsController(service: service).endpoints)

@@ -108,6 +108,30 @@ struct APITests {
         }
     }
 
+    /// A query parameter given twice is a 400 naming it, on the fast lane's routes and the
+    /// router's alike: the first one used to win silently. An empty piece (`&&`) repeats nothing.
+    @Test func aQueryParameterGivenTwiceIsRefused() async throws {
+        let s = try await TestService()
+        defer { s.remove() }
+        try await FastLaneTests.withBothLanes(s) { live, lane, router in
+            let ann = try await live.register("ann")
+            func get(_ target: String) -> String {
+                "GET \(target) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(ann.token)\r\n\r\n"
+            }
+            for connection in [lane, router] {
+                for (target, name) in [("/v1/locate?lat=41.4822&lon=-82.6835&lat=0", "lat"), ("/v1/friends/nearby?radius=500&radius=5", "radius"),
+                                       ("/v1/checkins?limit=1&before=9&limit=2", "limit"), ("/v1/locate?lat=41%2E4822&lon=-82.6835&lat=0", "lat")] {
+                    let answer = await connection.exchange(get(target)) ?? "nothing"
+                    #expect(answer.hasPrefix("HTTP/1.1 400 Bad Request\r\n"), "\(target): \(answer)")
+                    #expect(answer.contains("\"type\":\"/problems/invalid-parameter\""), "\(answer)")
+                    #expect(answer.contains("Query parameter \(name): given more than once"), "\(answer)")
+                }
+                let answer = await connection.exchange(get("/v1/locate?lat=41.4822&&lon=-82.6835&")) ?? "nothing"
+                #expect(answer.hasPrefix("HTTP/1.1 200 OK\r\n"), "\(answer)")
+            }
+        }
+    }
+
     /// HEAD is served wherever GET is: the same head, no body, and the connection goes on (with
     /// the fast lane, which answers GET only, and without).
     @Test func headIsAnsweredAsGetWithoutTheBody() async throws {

@@ -27,6 +27,29 @@ struct RequestTargetTests {
         }
     }
 
+    /// The lane leaves every target that gives a name twice to the router, which refuses it, and
+    /// keeps a plain one that does not (up to 16 pieces).
+    @Test(arguments: Self.targets + [
+        "/v1/locate?lat=1&lon=2&lat=3", "/v1/locate?lat=1&latitude=2&la=3", "/v1/locate?lat&lat=", "/v1/locate?=1&=2",
+        "/v1/locate?" + (1...16).map { "p\($0)=1" }.joined(separator: "&"), "/v1/locate?" + (1...17).map { "p\($0)=1" }.joined(separator: "&"),
+    ])
+    func aRepeatedNameIsLeftToTheRouter(_ target: String) {
+        let repeated = RepeatedQueryMiddleware.repeatedName(in: URI(target).queryParameters)
+        let query = RequestTarget(target).queryParameters
+        if repeated != nil { #expect(query.mayRepeatAName, "\(target)") }
+        if RequestTarget.isPlain(target) && target.split(separator: "&").count <= 16 {
+            #expect(query.mayRepeatAName == (repeated != nil), "\(target)")
+        }
+    }
+
+    @Test func repeatedNamesAreFound() {
+        #expect(RepeatedQueryMiddleware.repeatedName(in: URI("/v1/locate?lat=1&lon=2&lat=3").queryParameters) == "lat")
+        #expect(RepeatedQueryMiddleware.repeatedName(in: URI("/v1/locate?lat=1&&lon=2&&").queryParameters) == nil)
+        #expect(RepeatedQueryMiddleware.repeatedName(in: URI("/v1/locate?lat=%34&lat=2").queryParameters) == "lat")
+        #expect(RequestTarget("/v1/locate?lat=1&lon=2&lat=3").queryParameters.mayRepeatAName)
+        #expect(!RequestTarget("/v1/locate?lat=1&&lon=2&&accuracy=3").queryParameters.mayRepeatAName)
+    }
+
     @Test func onlyPlainTargetsAreReadWithoutURI() {
         #expect(RequestTarget.isPlain("/v1/locate?lat=41.48&lon=-82.68&accuracy=10"))
         for target in ["/v1/locate?lat=%34", "/a+b", "/a#b", "http://x/", "a/b", "", "/caf\u{e9}"] {

@@ -48,3 +48,25 @@ extension QueryLookup {
         return value
     }
 }
+
+/// Refuses a query that gives a parameter more than once (`?lat=1&lat=2`): which one a route read
+/// was the first, silently, so a client's mistake (or a proxy's appended copy) answered another
+/// question than it asked. A `400` `invalid-parameter` problem naming it. (The fast lane leaves
+/// such targets to the router: ``TargetQuery/mayRepeatAName``.)
+struct RepeatedQueryMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        if request.uri.query != nil, let name = Self.repeatedName(in: request.uri.queryParameters) {
+            throw Problem.invalidParameter(String(name), "given more than once; give each query parameter once")
+        }
+        return try await next(request, context)
+    }
+
+    /// The first name the query gives a second time (not the empty one: `a=1&&b=2`).
+    static func repeatedName(in parameters: FlatDictionary<Substring, Substring>) -> Substring? {
+        var seen = Set<Substring>()
+        for (name, _) in parameters where !name.isEmpty && !seen.insert(name).inserted { return name }
+        return nil
+    }
+}

@@ -73,12 +73,13 @@ struct FastRoutes: Sendable {
             return Answer(status: .ok, headers: Self.json, body: self.health, route: "/health", requestID: RequestID().description,
                           series: self.healthSeries)
         case "/v1/locate":
-            guard self.caller(headers.authorization) != nil else { return nil }
+            // A parameter given twice is the router's to refuse, here and below.
+            guard self.caller(headers.authorization) != nil, !uri.queryParameters.mayRepeatAName else { return nil }
             return self.run("/v1/locate", self.locateSeries) {
                 try ParksController.locate(uri.queryParameters, in: self.fences.indexAndPlaces).jsonBuffer
             }
         case "/v1/friends/nearby":
-            guard let me = self.caller(headers.authorization) else { return nil }
+            guard let me = self.caller(headers.authorization), !uri.queryParameters.mayRepeatAName else { return nil }
             return self.run("/v1/friends/nearby", self.nearbySeries) {
                 try self.nearby.friendsNearby(of: me.id, query: uri.queryParameters)?.jsonBuffer
             }

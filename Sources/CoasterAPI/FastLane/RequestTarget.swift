@@ -74,6 +74,46 @@ struct TargetQuery: QueryLookup {
         self.parsed = parsed
     }
 
+    /// Whether a name may be given more than once, which the router refuses
+    /// (``RepeatedQueryMiddleware``): the lane leaves such a target to it. Exact for a plain query
+    /// of up to 16 pieces (empty names, as in `a=1&&b=2`, are no repeats), read without allocating; `true` for a longer one or one `URI` parsed.
+    var mayRepeatAName: Bool {
+        guard self.parsed == nil else { return true }
+        return self.plain.utf8.withContiguousStorageIfAvailable(Self.mayRepeat) ?? true
+    }
+
+    private static func mayRepeat(_ query: UnsafeBufferPointer<UInt8>) -> Bool {
+        var pieces = 0
+        var start = 0
+        while start < query.count {
+            let (equals, end) = Self.piece(at: start, in: query)
+            pieces += 1
+            guard pieces <= 16 else { return true }
+            var earlier = equals == start ? start : 0  // an empty name (`&&`) repeats nothing
+            while earlier < start {
+                let (earlierEquals, earlierEnd) = Self.piece(at: earlier, in: query)
+                if Self.same(query, earlier..<earlierEquals, start..<equals) { return true }
+                earlier = earlierEnd + 1
+            }
+            start = end + 1
+        }
+        return false
+    }
+
+    /// The piece of `query` starting at `start`: where its name ends (its first `=`, or its end)
+    /// and where it ends (the next `&`, or the query's end).
+    private static func piece(at start: Int, in query: UnsafeBufferPointer<UInt8>) -> (equals: Int, end: Int) {
+        var end = start
+        while end < query.count, query[end] != UInt8(ascii: "&") { end += 1 }
+        var equals = start
+        while equals < end, query[equals] != UInt8(ascii: "=") { equals += 1 }
+        return (equals, end)
+    }
+
+    private static func same(_ query: UnsafeBufferPointer<UInt8>, _ a: Range<Int>, _ b: Range<Int>) -> Bool {
+        a.count == b.count && (0..<a.count).allSatisfy { query[a.lowerBound + $0] == query[b.lowerBound + $0] }
+    }
+
     /// The value of the first piece named `name`, as `URI.queryParameters` lists the pieces: those
     /// between `&`s in order, each a name up to its first `=` and a value after it (empty without
     /// one). An empty name matches the empty pieces `URI` lists between two `&`s, not the nothing
@@ -96,10 +136,7 @@ struct TargetQuery: QueryLookup {
     private static func find(_ name: UnsafeBufferPointer<UInt8>, in query: UnsafeBufferPointer<UInt8>) -> (Int, Int)? {
         var start = 0
         while start < query.count {
-            var end = start
-            while end < query.count, query[end] != UInt8(ascii: "&") { end += 1 }
-            var equals = start
-            while equals < end, query[equals] != UInt8(ascii: "=") { equals += 1 }
+            let (equals, end) = Self.piece(at: start, in: query)
             if equals - start == name.count, (0..<name.count).allSatisfy({ query[start + $0] == name[$0] }) {
                 return equals < end ? (equals + 1, end) : (end, end)
             }
