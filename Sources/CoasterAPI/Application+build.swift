@@ -164,10 +164,11 @@ public func buildApplication(_ configuration: ServiceConfiguration, service: Ser
     if configuration.fastLane {
         let routes = try FastRoutes(service, logger: logger)
         http1 = .init(additionalChannelHandlers: [UpgradeRefusals.Writer(refusals),
-                                                  FastLaneInstaller(FastLane(routes: routes, idleTimeout: idleTimeout), logger: logger)],
+                                                  CodecFrontInstaller(FastLane(routes: routes, idleTimeout: idleTimeout), logger: logger)],
                       idleTimeout: nil)
     } else {
-        http1 = .init(additionalChannelHandlers: [UpgradeRefusals.Writer(refusals)], idleTimeout: idleTimeout)
+        http1 = .init(additionalChannelHandlers: [UpgradeRefusals.Writer(refusals), CodecFrontInstaller(HTTP10Closer(), logger: logger)],
+                      idleTimeout: idleTimeout)
     }
     http1.httpDecoder = .server
     let channel = HTTP1WebSocketUpgradeChannel.Configuration(http1: http1, ws: .init(autoPing: .enabled(timePeriod: .seconds(30))))

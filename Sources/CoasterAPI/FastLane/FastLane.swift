@@ -115,8 +115,9 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         switch part {
-        case .head(let head):
+        case .head(var head):
             self.reading = true
+            if head.version == .http1_0 { head.closingIfHTTP10() }
             if self.routed == 0, self.wire.context != nil {
                 let start = ContinuousClock.now
                 if let answer = self.routes.answer(head) {
@@ -131,7 +132,7 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
                 if Self.expectsContinue(head) { self.sendContinue() }
             }
             self.routed += 1
-            context.fireChannelRead(self.wrapInboundOut(part))
+            context.fireChannelRead(self.wrapInboundOut(.head(head)))
         case .body(var bytes):
             if self.fixRequest != nil {
                 if self.fixRequest!.body.readableBytes == 0 {
@@ -388,30 +389,59 @@ struct HTTPDate {
     }
 }
 
-/// Puts its ``FastLane`` in front of the HTTP codec (`HTTP1ToHTTPServerCodec`), then leaves the
-/// pipeline: Hummingbird adds the handlers it is given behind the codec, where requests arrive as
-/// `HTTPTypes` parts, already converted.
-final class FastLaneInstaller: ChannelInboundHandler, RemovableChannelHandler {
+/// Puts its handler (``FastLane``, or ``HTTP10Closer`` without the lane) in front of the HTTP
+/// codec (`HTTP1ToHTTPServerCodec`), where requests are NIO's parts with their version, then
+/// leaves the pipeline: Hummingbird adds the handlers it is given behind the codec, where requests
+/// arrive as `HTTPTypes` parts, already converted.
+final class CodecFrontInstaller: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
 
-    private let lane: FastLane
+    private let handler: any ChannelHandler
     private let logger: Logger
 
-    init(_ lane: FastLane, logger: Logger) {
-        self.lane = lane
+    init(_ handler: any ChannelHandler, logger: Logger) {
+        self.handler = handler
         self.logger = logger
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
         do {
             let codec = try context.pipeline.syncOperations.handler(type: HTTP1ToHTTPServerCodec.self)
-            try context.pipeline.syncOperations.addHandler(self.lane, position: .before(codec))
+            try context.pipeline.syncOperations.addHandler(self.handler, position: .before(codec))
         } catch {
             // No codec (the pipeline is not HTTP/1's), or the channel is closing: the router
-            // answers everything.
-            self.logger.debug("fast lane: not installed", metadata: ["error": "\(error)"])
+            // answers everything as it is.
+            self.logger.debug("not installed in front of the codec", metadata: ["handler": "\(type(of: self.handler))", "error": "\(error)"])
         }
         context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+    }
+}
+
+extension HTTPRequestHead {
+    /// An HTTP/1.0 request made the last of its connection (`Connection: close`), as HTTP/1.0's
+    /// default is (RFC 9112 §9.3), its `keep-alive` option declined (a server may close any
+    /// connection). Hummingbird reads requests as `HTTPTypes`, which have no version: it kept an
+    /// HTTP/1.0 client's connection open, and a client that reads until the close (monitoring
+    /// probes, scripts) waited out the idle timeout.
+    mutating func closingIfHTTP10() {
+        guard self.version == .http1_0 else { return }
+        self.headers.replaceOrAdd(name: "connection", value: "close")
+    }
+}
+
+/// Without the fast lane (which does the same), makes each HTTP/1.0 request its connection's last
+/// (``NIOHTTP1/HTTPRequestHead/closingIfHTTP10()``).
+final class HTTP10Closer: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard case .head(var head) = self.unwrapInboundIn(data), head.version == .http1_0 else {
+            context.fireChannelRead(data)
+            return
+        }
+        head.closingIfHTTP10()
+        context.fireChannelRead(self.wrapInboundOut(.head(head)))
     }
 }
 
