@@ -75,10 +75,11 @@ struct TargetQuery: QueryLookup {
     }
 
     /// Whether a name may be given more than once, which the router refuses
-    /// (``RepeatedQueryMiddleware``): the lane leaves such a target to it. Exact for a plain query
-    /// of up to 16 pieces (empty names, as in `a=1&&b=2`, are no repeats), read without allocating; `true` for a longer one or one `URI` parsed.
+    /// (``RepeatedQueryMiddleware``): the lane leaves such a target to it. Exact for a query `URI`
+    /// parsed, and for a plain one of up to 16 pieces, read without allocating (empty names, as in
+    /// `a=1&&b=2`, are no repeats); `true` for a longer plain one.
     var mayRepeatAName: Bool {
-        guard self.parsed == nil else { return true }
+        if let parsed = self.parsed { return RepeatedQueryMiddleware.repeatedName(in: parsed) != nil }
         return self.plain.utf8.withContiguousStorageIfAvailable(Self.mayRepeat) ?? true
     }
 
