@@ -109,6 +109,15 @@ extension Store {
         try await self.pool.read { db in try Self.definitions(db, park: id).first }
     }
 
+    /// When the park was last loaded (each load of it sets this anew), or `nil` if there is no
+    /// such park: what a copy of the park made since then can be checked against.
+    public func parkLoadedAt(_ id: ParkID) async throws -> Date? {
+        try await self.pool.read { db in
+            try Double.fetchOne(db.cachedStatement(sql: "SELECT imported_at FROM parks WHERE id = ?"), arguments: [id.rawValue])
+                .map(Date.init(timeIntervalSince1970:))
+        }
+    }
+
     /// Every park with its zones and listed rides: what the fence index is built from.
     public func allParks() async throws -> [ParkDefinition] {
         try await self.pool.read { db in try Self.definitions(db, park: nil) }

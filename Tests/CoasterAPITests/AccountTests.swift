@@ -387,6 +387,26 @@ struct AdminParkTests {
         }
     }
 
+    /// The GeoJSON is written once per load of the park and kept; a load the server did not make
+    /// (`coasterlife import` in another process: the store written directly, the fence index left
+    /// as it was) is seen at the next request, by the park's load time.
+    @Test func theParksGeoJSONFollowsALoadFromOutsideTheServer() async throws {
+        let clock = TestClock()
+        try await TestService.withService(clock: clock) { service, client in
+            let ann = try await client.register("ann")
+            let first = try await client.get("/v1/parks/cedar-point", as: ann)
+            let etag = try #require(first.headers[.eTag])
+            #expect(try await client.get("/v1/parks/cedar-point", as: ann).body == first.body)
+            var definition = try #require(try await service.service.store.park(ParkID(rawValue: "cedar-point")))
+            definition.park.name = "Cedar Point, Loaded Elsewhere"
+            clock.advance(1)
+            _ = try await service.service.store.replaceParks([definition])
+            let changed = try await client.execute(uri: "/v1/parks/cedar-point", method: .get, headers: ann.auth + [.ifNoneMatch: etag]) { $0 }
+            #expect(changed.status == .ok && changed.headers[.eTag] != etag)
+            #expect(String(buffer: changed.body).contains("Cedar Point, Loaded Elsewhere"))
+        }
+    }
+
     @Test func aBadFileIsRejectedWholeWithFeatureIndexAndNothingWritten() async throws {
         try await TestService.withService { service, client in
             let admin = try await service.admin("root", on: client)
