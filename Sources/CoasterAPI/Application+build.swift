@@ -167,7 +167,7 @@ public func buildApplication(_ configuration: ServiceConfiguration, service: Ser
                                                   CodecFrontInstaller(FastLane(routes: routes, idleTimeout: idleTimeout), logger: logger)],
                       idleTimeout: nil)
     } else {
-        http1 = .init(additionalChannelHandlers: [UpgradeRefusals.Writer(refusals), CodecFrontInstaller(HTTP10Closer(), logger: logger)],
+        http1 = .init(additionalChannelHandlers: [UpgradeRefusals.Writer(refusals), CodecFrontInstaller(ConnectionCloser(), logger: logger)],
                       idleTimeout: idleTimeout)
     }
     http1.httpDecoder = .server

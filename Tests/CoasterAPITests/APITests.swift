@@ -133,17 +133,21 @@ struct APITests {
     }
 
     /// An HTTP/1.0 request is its connection's last, as HTTP/1.0's default is: the connection is
-    /// closed after its answer, with `Connection: keep-alive` too (a server may close any). It was
-    /// kept open, so a client reading until the close (a monitoring probe) waited out the idle
-    /// timeout. An HTTP/1.1 connection stays open. With the fast lane and without.
-    @Test func anHTTP10RequestClosesItsConnection() async throws {
+    /// closed after its answer, with `Connection: keep-alive` too (a server may close any); so is
+    /// an HTTP/1.1 request asking to close in other words than `close` (`Close`, `close, TE`).
+    /// They were kept open, so a client reading until the close (a monitoring probe) waited out
+    /// the idle timeout. An HTTP/1.1 connection stays open. With the fast lane and without.
+    @Test func aRequestThatIsItsConnectionsLastClosesIt() async throws {
         let s = try await TestService()
         defer { s.remove() }
         try await FastLaneTests.withBothLanes(s) { live, lane, router in
             let ann = try await live.register("ann")
             for connection in [lane, router] {
                 for request in ["GET /health HTTP/1.0\r\n\r\n", "GET /v1/locate?lat=41.4822&lon=-82.6835 HTTP/1.0\r\nAuthorization: Bearer \(ann.token)\r\n\r\n",
-                                "GET /v1/parks HTTP/1.0\r\nConnection: keep-alive\r\nAuthorization: Bearer \(ann.token)\r\n\r\n"] {
+                                "GET /v1/parks HTTP/1.0\r\nConnection: keep-alive\r\nAuthorization: Bearer \(ann.token)\r\n\r\n",
+                                "GET /health HTTP/1.1\r\nHost: x\r\nConnection: Close\r\n\r\n",
+                                "GET /v1/locate?lat=41.4822&lon=-82.6835 HTTP/1.1\r\nHost: x\r\nConnection: close, TE\r\nTE: trailers\r\n"
+                                    + "Authorization: Bearer \(ann.token)\r\n\r\n"] {
                     let socket = try RawConnection(port: connection.port)
                     defer { socket.close() }
                     socket.send(request)

@@ -117,7 +117,8 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
         switch part {
         case .head(var head):
             self.reading = true
-            if head.version == .http1_0 { head.closingIfHTTP10() }
+            // An HTTP/1.0 request is the router's: it is to close the connection.
+            if head.version == .http1_0 { head.closingAsAsked() }
             if self.routed == 0, self.wire.context != nil {
                 let start = ContinuousClock.now
                 if let answer = self.routes.answer(head) {
@@ -131,6 +132,9 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
                 // Nothing is owed before this request, so its interim answer can go now.
                 if Self.expectsContinue(head) { self.sendContinue() }
             }
+            // Asked to close in words Hummingbird does not read (the lane answers only requests
+            // whose `Connection` is `keep-alive` or absent).
+            head.closingAsAsked()
             self.routed += 1
             context.fireChannelRead(self.wrapInboundOut(.head(head)))
         case .body(var bytes):
@@ -389,7 +393,7 @@ struct HTTPDate {
     }
 }
 
-/// Puts its handler (``FastLane``, or ``HTTP10Closer`` without the lane) in front of the HTTP
+/// Puts its handler (``FastLane``, or ``ConnectionCloser`` without the lane) in front of the HTTP
 /// codec (`HTTP1ToHTTPServerCodec`), where requests are NIO's parts with their version, then
 /// leaves the pipeline: Hummingbird adds the handlers it is given behind the codec, where requests
 /// arrive as `HTTPTypes` parts, already converted.
@@ -418,29 +422,34 @@ final class CodecFrontInstaller: ChannelInboundHandler, RemovableChannelHandler 
 }
 
 extension HTTPRequestHead {
-    /// An HTTP/1.0 request made the last of its connection (`Connection: close`), as HTTP/1.0's
-    /// default is (RFC 9112 §9.3), its `keep-alive` option declined (a server may close any
-    /// connection). Hummingbird reads requests as `HTTPTypes`, which have no version: it kept an
-    /// HTTP/1.0 client's connection open, and a client that reads until the close (monitoring
-    /// probes, scripts) waited out the idle timeout.
-    mutating func closingIfHTTP10() {
-        guard self.version == .http1_0 else { return }
+    /// The request with `Connection: close`, spelled so, if it is to be its connection's last:
+    /// Hummingbird ends a connection only after a request whose `Connection` field is exactly
+    /// `close`, and reads requests as `HTTPTypes`, which have no version. So an HTTP/1.0 request
+    /// (whose default is to close, RFC 9112 §9.3; its `keep-alive` option is declined, as a server
+    /// may) and one asking to close in other words (`Close`, `close, TE`) had their connection
+    /// kept open, and a client reading until the close (monitoring probes, scripts) waited out the
+    /// idle timeout.
+    mutating func closingAsAsked() {
+        if self.version != .http1_0 {
+            let options = self.headers[canonicalForm: "connection"]
+            guard options != ["close"], options.contains(where: { $0.lowercased() == "close" }) else { return }
+        }
         self.headers.replaceOrAdd(name: "connection", value: "close")
     }
 }
 
-/// Without the fast lane (which does the same), makes each HTTP/1.0 request its connection's last
-/// (``NIOHTTP1/HTTPRequestHead/closingIfHTTP10()``).
-final class HTTP10Closer: ChannelInboundHandler, RemovableChannelHandler {
+/// Without the fast lane (which does the same), marks each request that is to be its
+/// connection's last so that Hummingbird closes after it (``NIOHTTP1/HTTPRequestHead/closingAsAsked()``).
+final class ConnectionCloser: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard case .head(var head) = self.unwrapInboundIn(data), head.version == .http1_0 else {
+        guard case .head(var head) = self.unwrapInboundIn(data) else {
             context.fireChannelRead(data)
             return
         }
-        head.closingIfHTTP10()
+        head.closingAsAsked()
         context.fireChannelRead(self.wrapInboundOut(.head(head)))
     }
 }
