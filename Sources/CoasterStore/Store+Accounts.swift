@@ -202,8 +202,9 @@ extension Store {
     static func sharing(_ user: Row, _ db: Database) throws -> SharingSettings {
         let ghost = Self.ghostMode(user)
         var overrides: [UserID: SharingOverride] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT friend_id, precision, hidden FROM sharing_overrides WHERE user_id = ?",
-                                    arguments: [user["id"] as Int64]) {
+        // Prepared once per connection: the friend list reads one user's settings per friend.
+        let statement = try db.cachedStatement(sql: "SELECT friend_id, precision, hidden FROM sharing_overrides WHERE user_id = ?")
+        for row in try Row.fetchAll(statement, arguments: [user["id"] as Int64]) {
             overrides[UserID(row["friend_id"])] = SharingOverride(
                 precision: (row["precision"] as String?).flatMap(Precision.init(rawValue:)), hidden: row["hidden"])
         }
