@@ -107,6 +107,7 @@ public struct Service: Sendable {
 public func buildRouter(_ service: Service) throws -> Router<AppRequestContext> {
     // HEAD is served wherever GET is, as RFC 9110 asks (monitors probe `/health` with it).
     let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
+    router.add(middleware: ConnectionCloseMiddleware())
     router.add(middleware: RequestMetricsMiddleware(metrics: service.metrics))
     router.add(middleware: ProblemMiddleware())
     router.add(middleware: ContentEncodingMiddleware())

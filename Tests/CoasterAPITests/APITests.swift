@@ -136,7 +136,8 @@ struct APITests {
     /// closed after its answer, with `Connection: keep-alive` too (a server may close any); so is
     /// an HTTP/1.1 request asking to close in other words than `close` (`Close`, `close, TE`).
     /// They were kept open, so a client reading until the close (a monitoring probe) waited out
-    /// the idle timeout. An HTTP/1.1 connection stays open. With the fast lane and without.
+    /// the idle timeout. Each such answer says `Connection: close` (RFC 9112 §9.6); it said
+    /// nothing. An HTTP/1.1 connection stays open. With the fast lane and without.
     @Test func aRequestThatIsItsConnectionsLastClosesIt() async throws {
         let s = try await TestService()
         defer { s.remove() }
@@ -154,9 +155,13 @@ struct APITests {
                     let (text, closed) = await socket.receiveAll()
                     #expect(text.hasPrefix("HTTP/1.1 200 OK\r\n"), "\(text)")
                     #expect(closed, "\(request): \(text)")
+                    // And says so (RFC 9112 §9.6).
+                    let head = text.components(separatedBy: "\r\n\r\n")[0].lowercased()
+                    #expect(head.contains("\r\nconnection: close"), "\(request): \(text)")
                 }
                 let answers = await connection.exchanges(["GET /health HTTP/1.1\r\nHost: x\r\n\r\n", "GET /health HTTP/1.1\r\nHost: x\r\n\r\n"])
                 #expect(answers.allSatisfy { $0?.hasPrefix("HTTP/1.1 200 OK\r\n") == true }, "\(answers)")
+                #expect(answers.allSatisfy { $0?.lowercased().contains("connection: close") == false }, "\(answers)")
             }
         }
     }

@@ -454,6 +454,19 @@ final class ConnectionCloser: ChannelInboundHandler, RemovableChannelHandler {
     }
 }
 
+/// Says `Connection: close` in the answer to a request that is its connection's last, as RFC 9112
+/// §9.6 asks of a server that closes: Hummingbird closes after it but sends the answer's head as
+/// the routes made it. Such a request always reaches the router (see
+/// ``NIOHTTP1/HTTPRequestHead/closingAsAsked()``), which runs this first.
+struct ConnectionCloseMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response = try await next(request, context)
+        // The test Hummingbird makes before closing.
+        if request.headers[.connection] == "close" { response.headers[.connection] = "close" }
+        return response
+    }
+}
+
 /// The pipeline's first handler, put there by ``FastLane``: its context writes to the socket
 /// beneath the HTTP codec. Everything else passes through untouched.
 final class WireOut: ChannelOutboundHandler, RemovableChannelHandler {
