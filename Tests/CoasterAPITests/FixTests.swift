@@ -132,6 +132,27 @@ struct FixTests {
         }
     }
 
+    /// A body that is not JSON is a 400 saying what is wrong and where: `JSONDecoder` said only
+    /// "The given data was not valid JSON." for a missing comma as for a number out of range.
+    @Test func aBodyThatIsNotJSONSaysWhatAndWhere() async throws {
+        try await TestService.withApp { client in
+            let ann = try await client.register("ann")
+            let time = #""recordedAt":"2026-01-01T00:00:00Z""#
+            for (body, says) in [(#"{"lat":1 "lon":2,\#(time)}"#, "not valid JSON: invalid value around character 9"),
+                                 (#"{"lat":1e400,"lon":2,\#(time)}"#, "not valid JSON: the number 1e400 is out of range"),
+                                 (#"[{"lat":1,"lon":-1e999,\#(time)}]"#, "not valid JSON: the number -1e999 is out of range"),
+                                 (#"{"lat":1,"lon":2,"#, "not valid JSON: unexpected end of the body")] {
+                let response = try await client.execute(uri: "/v1/fixes", method: .post, headers: ann.auth, body: ByteBuffer(string: body))
+                let problem = try expectProblem(response, .badRequest, .malformedBody)
+                #expect(problem["detail"] as? String == says, "\(body)")
+            }
+            // Every route's body alike: a profile's.
+            let profile = try await client.execute(uri: "/v1/me", method: .patch, headers: ann.auth, body: ByteBuffer(string: #"{"displayName":"A" "#))
+            let problem = try expectProblem(profile, .badRequest, .malformedBody)
+            #expect(problem["detail"] as? String == "not valid JSON: unexpected end of the body")
+        }
+    }
+
     @Test func fixesAreRateLimitedPerUser() async throws {
         // A stopped clock: the bucket does not refill while the test runs, however slow the machine.
         let clock = TestClock()

@@ -13,6 +13,6 @@ extension Request {
 /// Request bodies' JSON, decoded one way by every route (and the fast lane).
 enum JSONBody {
     static func decode<T: Decodable>(_ type: T.Type, from buffer: ByteBuffer) throws -> T {
-        try JSONDecoding.decoder.decode(T.self, from: Data(buffer.readableBytesView))
+        try JSONDecoding.decode(T.self, from: Data(buffer.readableBytesView))
     }
 }

@@ -27,9 +27,9 @@ extension FixWire {
     /// it starts with `[`, else one. Throws the decoder's error, which says where the body is wrong.
     static func fixes(decoding body: Data) throws -> [IncomingFix] {
         if body.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "[") {
-            return try JSONDecoding.decoder.decode([FixWire].self, from: body).map(\.fix)
+            return try JSONDecoding.decode([FixWire].self, from: body).map(\.fix)
         }
-        return [try JSONDecoding.decoder.decode(FixWire.self, from: body).fix]
+        return [try JSONDecoding.decode(FixWire.self, from: body).fix]
     }
 }
 

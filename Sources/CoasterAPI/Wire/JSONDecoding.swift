@@ -14,6 +14,35 @@ enum JSONDecoding {
         }
         return decoder
     }()
+
+    /// Decodes `data` with ``decoder``. Where the bytes are not JSON, `JSONDecoder` says only "The
+    /// given data was not valid JSON." (no position, no reason, for a missing comma as for a number
+    /// out of range); the error thrown then says what and where, as `JSONSerialization` finds it.
+    static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        do {
+            return try Self.decoder.decode(T.self, from: data)
+        } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty && context.underlyingError == nil {
+            guard let reason = Self.syntaxError(in: data) else { throw DecodingError.dataCorrupted(context) }
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "not valid JSON: \(reason)"))
+        }
+    }
+
+    /// What makes `data` no JSON, in a client's words (`nil` if it is JSON): "invalid value around
+    /// character 10" (counted from 0), "unexpected end of file", "the number 1e400 is out of range".
+    static func syntaxError(in data: Data) -> String? {
+        do {
+            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            return nil
+        } catch {
+            guard var reason = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String, !reason.isEmpty else { return nil }
+            if reason.hasSuffix(".") { reason.removeLast() }
+            if reason.hasPrefix("Number "), let end = reason.range(of: " is not representable") {
+                return "the number \(reason[reason.index(reason.startIndex, offsetBy: 7)..<end.lowerBound]) is out of range"
+            }
+            if reason == "Unexpected end of file during JSON parse" { return "unexpected end of the body" }
+            return reason.prefix(1).lowercased() + reason.dropFirst()
+        }
+    }
 }
 
 /// RFC 3339 times, with or without fractional seconds.
