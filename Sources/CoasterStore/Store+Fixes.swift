@@ -69,6 +69,13 @@ public struct RiderStats: Hashable, Sendable {
     public var parksVisited: Int
 }
 
+extension RiderStats {
+    /// The statistics among a rider's facts.
+    init(_ f: RiderFacts) {
+        self.init(totalRides: f.totalRides, distinctRides: f.distinctRides, coasterCredits: f.coasterCredits, parksVisited: f.parksVisited)
+    }
+}
+
 extension Store {
     /// Decides and records a batch of fixes for one user: read the previous state, decide each fix
     /// (in recorded-time order), write fixes, transitions, visits and the new state. The batch is
@@ -272,8 +279,7 @@ extension Store {
 
     public func riderStats(of user: UserID) async throws -> RiderStats {
         try await self.pool.read { db in
-            let f = try Self.riderFacts(user, db)
-            return RiderStats(totalRides: f.totalRides, distinctRides: f.distinctRides, coasterCredits: f.coasterCredits, parksVisited: f.parksVisited)
+            RiderStats(try Self.riderFacts(user, db))
         }
     }
 

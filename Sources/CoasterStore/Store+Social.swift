@@ -300,14 +300,16 @@ extension Store {
 
     /// Badges earned (known rules only, in the order of ``Badge/all``) and the facts behind progress.
     public func badges(of user: UserID) async throws -> (earned: [EarnedBadge], facts: RiderFacts) {
-        try await self.pool.read { db in
-            var earned: [String: Date] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT badge_id, earned_at FROM badges WHERE user_id = ?", arguments: [user.rawValue]) {
-                earned[row["badge_id"]] = Date(timeIntervalSince1970: row["earned_at"])
-            }
-            let facts = try Self.riderFacts(user, db)
-            return (Badge.all.compactMap { b in earned[b.id].map { EarnedBadge(badge: b, earnedAt: $0) } }, facts)
+        try await self.pool.read { db in (try Self.earnedBadges(user, db), try Self.riderFacts(user, db)) }
+    }
+
+    /// The badges `user` has earned, in ``Badge/all``'s order.
+    static func earnedBadges(_ user: UserID, _ db: Database) throws -> [EarnedBadge] {
+        var earned: [String: Date] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT badge_id, earned_at FROM badges WHERE user_id = ?", arguments: [user.rawValue]) {
+            earned[row["badge_id"]] = Date(timeIntervalSince1970: row["earned_at"])
         }
+        return Badge.all.compactMap { b in earned[b.id].map { EarnedBadge(badge: b, earnedAt: $0) } }
     }
 
     /// One page of a leaderboard, best first; ties go to who got there first, then the lower id.
@@ -408,12 +410,26 @@ extension Store {
                 sentAt: Date(timeIntervalSince1970: row["sent_at"]), readAt: (row["read_at"] as Double?).map(Date.init(timeIntervalSince1970:)))
     }
 
-    /// Another user's public facts, for a friend's profile page.
-    public func userSummary(_ id: UserID) async throws -> (summary: UserSummary, bio: String, photo: Int64?)? {
-        try await self.pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT id, username, display_name, bio, photo_id FROM users WHERE id = ?", arguments: [id.rawValue]).map {
-                (Self.summary($0), $0["bio"], $0["photo_id"])
-            }
+    /// The profile page of `user` as `viewer` may see it, read in one transaction (one hop to the
+    /// reader pool, one snapshot: a friendship ended meanwhile cannot leave half a page): `nil`
+    /// unless `user` is the viewer or an accepted friend of theirs, and exists.
+    public func profilePage(of user: UserID, viewer: UserID) async throws -> ProfilePage? {
+        try await self.pool.read { db -> ProfilePage? in
+            if user != viewer, try Self.relationship(viewer, user, db) != .friends { return nil }
+            let statement = try db.cachedStatement(sql: "SELECT id, username, display_name, bio, photo_id FROM users WHERE id = ?")
+            guard let row = try Row.fetchOne(statement, arguments: [user.rawValue]) else { return nil }
+            let facts = try Self.riderFacts(user, db)
+            return ProfilePage(summary: Self.summary(row), bio: row["bio"], photo: row["photo_id"], stats: RiderStats(facts),
+                               badges: try Self.earnedBadges(user, db))
         }
     }
+}
+
+/// What a user's profile page shows (``Store/profilePage(of:viewer:)``).
+public struct ProfilePage: Hashable, Sendable {
+    public var summary: UserSummary
+    public var bio: String
+    public var photo: Int64?
+    public var stats: RiderStats
+    public var badges: [EarnedBadge]
 }

@@ -132,16 +132,18 @@ struct SocialController {
         return them
     }
 
+    /// One read of the store (it read four times, relationship, user, statistics and badges, the
+    /// rider's facts twice among them).
     @Sendable func profile(_ request: Request, context: AppRequestContext) async throws -> FriendProfileResponse {
-        let them = try await self.friendOrSelf(context)
-        guard let user = try await self.store.userSummary(them) else { throw FriendshipError.noSuchUser }
-        let stats = try await self.store.riderStats(of: them)
-        let (earned, _) = try await self.store.badges(of: them)
+        let me = try context.requireIdentity()
+        let them = try FriendsController.userID(context)
+        guard let page = try await self.store.profilePage(of: them, viewer: me.id) else { throw FriendshipError.noSuchUser }
+        let stats = page.stats
         return FriendProfileResponse(
-            user: UserWire(user.summary), bio: user.bio, photo: user.photo.map { "/v1/photos/\($0)" },
+            user: UserWire(page.summary), bio: page.bio, photo: page.photo.map { "/v1/photos/\($0)" },
             stats: RiderStatsResponse(totalRides: stats.totalRides, distinctRides: stats.distinctRides, coasterCredits: stats.coasterCredits,
                                       parksVisited: stats.parksVisited),
-            badges: earned.map { BadgeWire(badge: $0.badge, earnedAt: $0.earnedAt, progress: 1) })
+            badges: page.badges.map { BadgeWire(badge: $0.badge, earnedAt: $0.earnedAt, progress: 1) })
     }
 
     /// A friend's ride log. Rides from the last two hours say where the friend is now, so they are
