@@ -41,6 +41,17 @@ extension Store {
         try await self.pool.read { db in try Self.relationship(me, them, db) }
     }
 
+    /// Whether `viewer` may see `user`'s profile, photos and ride log: they are `user`, or an
+    /// accepted friend of theirs. Oneself needs no read of the store.
+    public func isSelfOrFriend(_ user: UserID, of viewer: UserID) async throws -> Bool {
+        if user == viewer { return true }
+        return try await self.pool.read { db in try Self.isSelfOrFriend(user, of: viewer, db) }
+    }
+
+    static func isSelfOrFriend(_ user: UserID, of viewer: UserID, _ db: Database) throws -> Bool {
+        try user == viewer || Self.relationship(viewer, user, db) == .friends
+    }
+
     static func relationship(_ me: UserID, _ them: UserID, _ db: Database) throws -> Relationship {
         if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM blocks WHERE blocker = ? AND blocked = ?)", arguments: [me.rawValue, them.rawValue]) == true {
             return .blocking

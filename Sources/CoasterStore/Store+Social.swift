@@ -415,7 +415,7 @@ extension Store {
     /// unless `user` is the viewer or an accepted friend of theirs, and exists.
     public func profilePage(of user: UserID, viewer: UserID) async throws -> ProfilePage? {
         try await self.pool.read { db -> ProfilePage? in
-            if user != viewer, try Self.relationship(viewer, user, db) != .friends { return nil }
+            guard try Self.isSelfOrFriend(user, of: viewer, db) else { return nil }
             let statement = try db.cachedStatement(sql: "SELECT id, username, display_name, bio, photo_id FROM users WHERE id = ?")
             guard let row = try Row.fetchOne(statement, arguments: [user.rawValue]) else { return nil }
             let facts = try Self.riderFacts(user, db)

@@ -118,7 +118,7 @@ struct SocialController {
     /// A photo the viewer owns or a friend owns; anything else is "no such photo".
     func visiblePhoto(_ context: AppRequestContext, viewer: UserID) async throws -> Photo {
         guard let photo = try await self.store.photo(try Self.photoID(context)) else { throw PhotoError.noSuchPhoto }
-        if photo.owner != viewer, try await self.store.relationship(of: viewer, to: photo.owner) != .friends { throw PhotoError.noSuchPhoto }
+        guard try await self.store.isSelfOrFriend(photo.owner, of: viewer) else { throw PhotoError.noSuchPhoto }
         return photo
     }
 
@@ -128,7 +128,7 @@ struct SocialController {
     func friendOrSelf(_ context: AppRequestContext) async throws -> UserID {
         let me = try context.requireIdentity()
         let them = try FriendsController.userID(context)
-        if them != me.id, try await self.store.relationship(of: me.id, to: them) != .friends { throw FriendshipError.noSuchUser }
+        guard try await self.store.isSelfOrFriend(them, of: me.id) else { throw FriendshipError.noSuchUser }
         return them
     }
 

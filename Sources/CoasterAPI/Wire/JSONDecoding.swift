@@ -28,7 +28,7 @@ enum JSONDecoding {
     }
 
     /// What makes `data` no JSON, in a client's words (`nil` if it is JSON): "invalid value around
-    /// character 10" (counted from 0), "unexpected end of file", "the number 1e400 is out of range".
+    /// character 10" (counted from 0), "unexpected end of the body", "the number 1e400 is out of range".
     static func syntaxError(in data: Data) -> String? {
         do {
             _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
@@ -37,7 +37,7 @@ enum JSONDecoding {
             guard var reason = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String, !reason.isEmpty else { return nil }
             if reason.hasSuffix(".") { reason.removeLast() }
             if reason.hasPrefix("Number "), let end = reason.range(of: " is not representable") {
-                return "the number \(reason[reason.index(reason.startIndex, offsetBy: 7)..<end.lowerBound]) is out of range"
+                return "the number \(reason.dropFirst("Number ".count)[..<end.lowerBound]) is out of range"
             }
             if reason == "Unexpected end of file during JSON parse" { return "unexpected end of the body" }
             return reason.prefix(1).lowercased() + reason.dropFirst()
