@@ -327,6 +327,73 @@ enum Migrations {
                 """)
         }
 
+        migrator.registerMigration("2026-11-24 leaderboard ranks from counts") { db in
+            // The caller's rank came with every leaderboard page as a count of everyone above
+            // them: a range of the rank index as long as the rank, 90–210 ms at a million riders
+            // (tools/bench/README.md, "Leaderboards at a million riders"). These counts make it a
+            // few sums: how many riders each board has at each value (level 0), and at each value
+            // by the day, hour and minute they reached it (levels 1–3, for the ties, which go to
+            // whoever got there first), leaving a count within one minute. Triggers keep them, so
+            // every change of a tally is counted, an account's deletion (a cascade) included.
+            // The slots are whole minutes since 1970, from `max(reached_at, 0)` truncated (floor
+            // for the times the server writes), and the hour and day are the minute divided: one
+            // rounding, so the levels nest exactly (`TallyCounts.slots` mirrors it).
+            let minute = { (row: String) in "CAST(max(\(row).reached_at, 0) / 60 AS INTEGER)" }
+            func slots(_ row: String) -> [(level: Int, slot: String)] {
+                [(0, "0"), (1, "\(minute(row)) / 1440"), (2, "\(minute(row)) / 60"), (3, minute(row))]
+            }
+            func add(_ row: String) -> String {
+                slots(row).map { level, slot in
+                    """
+                    INSERT INTO tally_counts (metric, scope, period, level, value, slot, riders)
+                        VALUES (\(row).metric, \(row).scope, \(row).period, \(level), \(row).value, \(slot), 1)
+                        ON CONFLICT DO UPDATE SET riders = riders + 1;
+                    """
+                }.joined(separator: "\n")
+            }
+            func remove(_ row: String) -> String {
+                // The last rider of a slot takes its row away (a count of zero would stay forever).
+                slots(row).map { level, slot in
+                    let key = """
+                        metric = \(row).metric AND scope = \(row).scope AND period = \(row).period AND level = \(level) \
+                        AND value = \(row).value AND slot = \(slot)
+                        """
+                    return """
+                        DELETE FROM tally_counts WHERE \(key) AND riders = 1;
+                        UPDATE tally_counts SET riders = riders - 1 WHERE \(key);
+                        """
+                }.joined(separator: "\n")
+            }
+            try db.execute(sql: """
+                CREATE TABLE tally_counts (
+                    metric TEXT NOT NULL,
+                    scope TEXT NOT NULL,
+                    period TEXT NOT NULL,
+                    level INTEGER NOT NULL CHECK (level BETWEEN 0 AND 3),
+                    value INTEGER NOT NULL,
+                    slot INTEGER NOT NULL,
+                    riders INTEGER NOT NULL CHECK (riders > 0),
+                    PRIMARY KEY (metric, scope, period, level, value, slot)
+                ) WITHOUT ROWID;
+                CREATE TRIGGER tallies_counted_on_insert AFTER INSERT ON tallies BEGIN
+                \(add("NEW"))
+                END;
+                CREATE TRIGGER tallies_counted_on_update AFTER UPDATE ON tallies BEGIN
+                \(remove("OLD"))
+                \(add("NEW"))
+                END;
+                CREATE TRIGGER tallies_counted_on_delete AFTER DELETE ON tallies BEGIN
+                \(remove("OLD"))
+                END;
+                """)
+            for (level, slot) in slots("tallies") {
+                try db.execute(sql: """
+                    INSERT INTO tally_counts (metric, scope, period, level, value, slot, riders)
+                    SELECT metric, scope, period, \(level), value, \(slot), count(*) FROM tallies GROUP BY 1, 2, 3, 4, 5, 6
+                    """)
+            }
+        }
+
         return migrator
     }
 }

@@ -265,8 +265,9 @@ extension Store {
             }
             try upsert.execute(arguments: ["ride:" + ride.id.rawValue, "global", period, user.rawValue, t])
             if ride.type == .coaster {
-                let before = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM ride_logs WHERE user_id = ? AND ride_id = ? AND ridden_at >= ?)",
-                                               arguments: [user.rawValue, ride.id.rawValue, start.isFinite ? start : -1e18]) ?? false
+                let before = try Bool.fetchOne(
+                    db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM ride_logs WHERE user_id = ? AND ride_id = ? AND ridden_at >= ?)"),
+                    arguments: [user.rawValue, ride.id.rawValue, start.isFinite ? start : -1e18]) ?? false
                 if !before {
                     for scope in scopes { try upsert.execute(arguments: ["credits", scope, period, user.rawValue, t]) }
                 }
@@ -313,41 +314,70 @@ extension Store {
     }
 
     /// One page of a leaderboard, best first; ties go to who got there first, then the lower id.
-    /// Users blocked by or blocking `viewer` are left out.
+    /// Users blocked by or blocking `viewer` are left out. The viewer's own entry (if they are on
+    /// the board) comes with every page, ranked the same way.
+    ///
+    /// What each part costs, whatever the board's size: the friends' board is read from the
+    /// friend list (one lookup a friend, sorted here); a global or park page is a range of the
+    /// rank index (`offset + limit` entries); the viewer's rank on it is a few sums of
+    /// `tally_counts` and a count within one minute (``TallyCounts``), less the blocked riders
+    /// ranked above them, each looked up.
     public func leaderboard(_ query: LeaderboardQuery, viewer: UserID, limit: Int, offset: Int) async throws -> (entries: [LeaderboardEntry], mine: LeaderboardEntry?) {
         let period = Periods.key(query.window, self.now())
         return try await self.pool.read { db in
-            var scope = "global"
-            var filter = "AND t.user_id NOT IN (SELECT blocked FROM blocks WHERE blocker = :me UNION SELECT blocker FROM blocks WHERE blocked = :me)"
+            let scope: String
             switch query.scope {
-            case .global: break
+            case .global, .friends: scope = "global"
             case .park(let park): scope = "park:" + park.rawValue
-            case .friends:
-                filter += """
-                     AND (t.user_id = :me OR t.user_id IN (SELECT CASE WHEN requester = :me THEN addressee ELSE requester END FROM friendships
-                          WHERE (requester = :me OR addressee = :me) AND status = 'accepted'))
-                    """
             }
             let arguments: StatementArguments = ["metric": query.metric.key, "scope": scope, "period": period, "me": viewer.rawValue]
-            let base = "FROM tallies t JOIN users u ON u.id = t.user_id WHERE t.metric = :metric AND t.scope = :scope AND t.period = :period \(filter)"
+            if query.scope == .friends {
+                return try Self.friendsLeaderboard(of: viewer, arguments, limit: limit, offset: offset, db)
+            }
             let rows = try Row.fetchAll(db, sql: """
-                SELECT t.user_id AS id, u.username, u.display_name, t.value, t.reached_at \(base)
+                SELECT t.user_id AS id, u.username, u.display_name, t.value, t.reached_at
+                FROM tallies t JOIN users u ON u.id = t.user_id
+                WHERE t.metric = :metric AND t.scope = :scope AND t.period = :period AND t.user_id NOT IN (\(Self.blockedEitherWay))
                 ORDER BY t.value DESC, t.reached_at, t.user_id LIMIT \(limit) OFFSET \(offset)
                 """, arguments: arguments)
             let entries = rows.enumerated().map { i, row in
                 LeaderboardEntry(rank: offset + i + 1, user: Self.summary(row), value: row["value"])
             }
-            var mine: LeaderboardEntry?
-            if let me = try Row.fetchOne(db, sql: "SELECT t.user_id AS id, u.username, u.display_name, t.value, t.reached_at \(base) AND t.user_id = :me",
-                                         arguments: arguments) {
-                let value: Int = me["value"], reached: Double = me["reached_at"]
-                let above = try Int.fetchOne(db, sql: """
-                    SELECT count(*) \(base) AND (t.value > :value OR (t.value = :value AND (t.reached_at < :reached OR (t.reached_at = :reached AND t.user_id < :me))))
-                    """, arguments: arguments + ["value": value, "reached": reached]) ?? 0
-                mine = LeaderboardEntry(rank: above + 1, user: Self.summary(me), value: value)
-            }
-            return (entries, mine)
+            guard let me = try Row.fetchOne(db, sql: """
+                SELECT t.user_id AS id, u.username, u.display_name, t.value, t.reached_at FROM tallies t JOIN users u ON u.id = t.user_id
+                WHERE t.metric = :metric AND t.scope = :scope AND t.period = :period AND t.user_id = :me
+                """, arguments: arguments)
+            else { return (entries, nil) }
+            let value: Int = me["value"]
+            let above = try TallyCounts.ahead(value: value, reachedAt: me["reached_at"], arguments, db)
+            return (entries, LeaderboardEntry(rank: above + 1, user: Self.summary(me), value: value))
         }
+    }
+
+    /// The users `:me` has blocked and those who blocked them, for `NOT IN (…)`.
+    static let blockedEitherWay = "SELECT blocked FROM blocks WHERE blocker = :me UNION SELECT blocker FROM blocks WHERE blocked = :me"
+
+    /// The viewer's and their friends' tallies on the board of `:metric`, `:scope`, `:period`.
+    /// CROSS JOIN keeps the friend list outside: SQLite would otherwise walk the board.
+    static let friendsBoard = """
+        SELECT t.user_id AS id, u.username, u.display_name, t.value, t.reached_at
+        FROM (SELECT :me AS id UNION SELECT CASE WHEN requester = :me THEN addressee ELSE requester END FROM friendships
+              WHERE (requester = :me OR addressee = :me) AND status = 'accepted') f
+        CROSS JOIN tallies t ON t.metric = :metric AND t.scope = :scope AND t.period = :period AND t.user_id = f.id
+        JOIN users u ON u.id = t.user_id
+        WHERE t.user_id NOT IN (\(Store.blockedEitherWay))
+        """
+
+    /// The board of the viewer and their friends: each one's tally looked up by the friend list
+    /// (a board filtered by friends would walk every rider ranked above the last friend), sorted
+    /// and ranked here.
+    private static func friendsLeaderboard(of viewer: UserID, _ arguments: StatementArguments, limit: Int, offset: Int, _ db: Database) throws
+        -> (entries: [LeaderboardEntry], mine: LeaderboardEntry?) {
+        let rows = try Row.fetchAll(db.cachedStatement(sql: Self.friendsBoard), arguments: arguments)
+        let ranked = rows.map { (row: $0, value: $0["value"] as Int, reached: $0["reached_at"] as Double, id: $0["id"] as Int64) }
+            .sorted { ($1.value, $0.reached, $0.id) < ($0.value, $1.reached, $1.id) }
+        let entries = ranked.enumerated().map { LeaderboardEntry(rank: $0 + 1, user: Self.summary($1.row), value: $1.value) }
+        return (Array(entries.dropFirst(offset).prefix(limit)), entries.first { $0.user.id == viewer })
     }
 
     // MARK: Messages
@@ -432,4 +462,70 @@ public struct ProfilePage: Hashable, Sendable {
     public var photo: Int64?
     public var stats: RiderStats
     public var badges: [EarnedBadge]
+}
+
+/// How many riders of a leaderboard are ranked ahead of one, from the counts the triggers of
+/// migration "2026-11-24 leaderboard ranks from counts" keep in `tally_counts`: by value
+/// (level 0), and at each value by the day, hour and minute it was reached (levels 1–3).
+///
+/// Ahead of a rider at value v reached at r: every rider at a higher value (one sum over the
+/// board's distinct values), and at v those who reached it earlier (ties go to who got there
+/// first, then the lower id): the days before r's, the hours of r's day before its hour, the
+/// minutes of that hour before its minute (sums of at most a few hundred, 24 and 60 rows), and a
+/// count of the riders within r's minute. Counting everyone above instead walked the rank index
+/// as far as the rank: 90–210 ms at a million riders.
+enum TallyCounts {
+    /// The slots of a time, as the triggers compute them: whole minutes since 1970 of
+    /// `max(reachedAt, 0)`, truncated (SQLite's `CAST` of a real), and the hour and day of
+    /// that minute by integer division, so that the levels nest.
+    static func slots(_ reachedAt: Double) -> (day: Int64, hour: Int64, minute: Int64) {
+        let minutes = max(reachedAt, 0) / 60
+        // SQLite's CAST saturates; no time the server writes comes near it.
+        let minute = minutes < 9.0e18 ? Int64(minutes) : Int64.max
+        return (minute / 1440, minute / 60, minute)
+    }
+
+    private static let board = "metric = :metric AND scope = :scope AND period = :period"
+
+    /// The riders at higher values, and at the same value in earlier days, hours of the day and
+    /// minutes of the hour.
+    static let sums = """
+        SELECT (SELECT total(riders) FROM tally_counts WHERE \(board) AND level = 0 AND value > :value)
+             + (SELECT total(riders) FROM tally_counts WHERE \(board) AND level = 1 AND value = :value AND slot < :day)
+             + (SELECT total(riders) FROM tally_counts WHERE \(board) AND level = 2 AND value = :value AND slot >= :day * 24 AND slot < :hour)
+             + (SELECT total(riders) FROM tally_counts WHERE \(board) AND level = 3 AND value = :value AND slot >= :hour * 60 AND slot < :minute)
+        """
+
+    /// The riders at the same value ahead within the minute: they lie between its first second
+    /// (less one, for the rounding of the division) and the rider's own time on the rank index;
+    /// the slot's own test decides.
+    static let within = """
+        SELECT count(*) FROM tallies WHERE \(board) AND value = :value AND reached_at <= :reached AND reached_at >= :from
+            AND CAST(max(reached_at, 0) / 60 AS INTEGER) = :minute AND (reached_at < :reached OR user_id < :me)
+        """
+
+    /// The blocked riders ahead: they are few, each one's tally looked up (CROSS JOIN keeps the
+    /// blocks outside).
+    static let blockedAhead = """
+        SELECT count(*) FROM (\(Store.blockedEitherWay)) b CROSS JOIN tallies t
+            ON t.metric = :metric AND t.scope = :scope AND t.period = :period AND t.user_id = b.blocked
+        WHERE t.value > :value OR (t.value = :value AND (t.reached_at < :reached OR (t.reached_at = :reached AND t.user_id < :me)))
+        """
+
+    /// Riders of the board in `arguments` (`:metric`, `:scope`, `:period`) ranked ahead of the
+    /// rider `:me`, whose tally is `value` reached at `reachedAt`, less those blocked either way.
+    static func ahead(value: Int, reachedAt: Double, _ arguments: StatementArguments, _ db: Database) throws -> Int {
+        let (day, hour, minute) = Self.slots(reachedAt)
+        let sums = try db.cachedStatement(sql: Self.sums)
+        let within = try db.cachedStatement(sql: Self.within)
+        let blocked = try db.cachedStatement(sql: Self.blockedAhead)
+        let all = arguments + [
+            "value": value, "reached": reachedAt, "day": day, "hour": hour, "minute": minute,
+            "from": minute == 0 ? -Double.greatestFiniteMagnitude : Double(minute) * 60 - 1,
+        ]
+        let counted = try Double.fetchOne(sums, arguments: all) ?? 0
+        let tied = try Int.fetchOne(within, arguments: all) ?? 0
+        let hidden = try Int.fetchOne(blocked, arguments: all) ?? 0
+        return Int(counted) + tied - hidden
+    }
 }

@@ -28,3 +28,34 @@ struct QueryPlanTests {
         #expect(!plan.isEmpty && plan.allSatisfy { !$0.hasPrefix("SCAN") }, "\(plan)")
     }
 }
+
+/// A leaderboard request reads what the viewer's rank needs, not the riders ranked above them.
+@Suite("Leaderboard query plans")
+struct LeaderboardPlanTests {
+    @Test(arguments: [
+        // The friends' board: each friend's tally by its key, not the board filtered by friends.
+        (Store.friendsBoard, "SEARCH t USING INDEX sqlite_autoindex_tallies_1 (metric=? AND scope=? AND period=? AND user_id=?)"),
+        // The rank: sums of counts by their key ...
+        (TallyCounts.sums, "SEARCH tally_counts USING PRIMARY KEY (metric=? AND scope=? AND period=? AND level=? AND value>?)"),
+        (TallyCounts.sums, "SEARCH tally_counts USING PRIMARY KEY (metric=? AND scope=? AND period=? AND level=? AND value=? AND slot>? AND slot<?)"),
+        // ... the riders of one minute on the rank index ...
+        (TallyCounts.within, "SEARCH tallies USING COVERING INDEX tallies_rank (metric=? AND scope=? AND period=? AND value=? AND reached_at>? AND reached_at<?)"),
+        // ... and the blocked riders' own tallies.
+        (TallyCounts.blockedAhead, "SEARCH t USING INDEX sqlite_autoindex_tallies_1 (metric=? AND scope=? AND period=? AND user_id=?)"),
+    ])
+    func readsByKey(_ sql: String, _ step: String) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coasterlife-plans-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try Store(path: directory.appendingPathComponent("plans.sqlite").path)
+        defer { try? store.close() }
+        let plan = try await store.pool.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: [
+                "metric": "rides", "scope": "global", "period": "all", "me": 1, "value": 3, "reached": 1e9, "from": 1e9 - 60,
+                "day": 11574, "hour": 277777, "minute": 16666666,
+            ]).map { $0["detail"] as String }
+        }
+        #expect(plan.contains(step), "\(plan)")
+        // Scans only of the friend or block list a subquery made, or of the one row of the sums.
+        #expect(plan.allSatisfy { !$0.hasPrefix("SCAN") || ["SCAN f", "SCAN b", "SCAN CONSTANT ROW"].contains($0) }, "\(plan)")
+    }
+}
