@@ -77,3 +77,36 @@ extension Store {
         }
     }
 }
+
+/// One ride of a bulk load's ride logs.
+public struct BulkRide: Sendable {
+    public var user: UserID
+    public var ride: Ride
+    public var at: Date
+
+    public init(user: UserID, ride: Ride, at: Date) {
+        self.user = user
+        self.ride = ride
+        self.at = at
+    }
+}
+
+extension Store {
+    /// Writes ride logs and counts them on the leaderboards by the ride log's own rule
+    /// (``tally(user:ride:at:_:)``), in transactions of `chunk` rides; each user's rides in the
+    /// order they were ridden (a coaster's first ride of a period is a credit). Badges are not
+    /// awarded, nor visits or cooldowns checked: for loading a generated world or an export.
+    public func bulkLogRides(_ rides: [BulkRide], chunk: Int = 20_000, progress: (@Sendable (String) -> Void)? = nil) async throws {
+        for start in stride(from: 0, to: rides.count, by: chunk) {
+            let slice = Array(rides[start..<min(start + chunk, rides.count)])
+            try await self.pool.write { db in
+                let insert = try db.cachedStatement(sql: "INSERT INTO ride_logs (user_id, ride_id, ridden_at) VALUES (?, ?, ?)")
+                for r in slice {
+                    try Self.tally(user: r.user, ride: r.ride, at: r.at, db)
+                    try insert.execute(arguments: [r.user.rawValue, r.ride.id.rawValue, r.at.timeIntervalSince1970])
+                }
+            }
+            progress?("ride logs \(min(start + chunk, rides.count))/\(rides.count)")
+        }
+    }
+}

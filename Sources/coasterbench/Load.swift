@@ -71,7 +71,19 @@ struct Load: AsyncParsableCommand {
         var friendships: [(UserID, UserID)] = []
         for (id, p) in w.people { for f in p.friends where id < f { friendships.append((id, f)) } }
         try await store.bulkLoad(users: users, friendships: friendships) { print($0) }
+        // The leaderboards' tallies: a tenth of the people in a park have logged one to three of its
+        // rides in the last three hours, counted by the ride log's own rule (~0.5–1 ms a ride log).
+        let ridesOfPark = Dictionary(grouping: definitions.flatMap(\.rides), by: \.park)
+        var logs: [BulkRide] = []
+        for id in ids {
+            guard let park = w.people[id]!.visits.keys.min(by: { $0.rawValue < $1.rawValue }), let rides = ridesOfPark[park], !rides.isEmpty,
+                  Int.random(in: 0..<10, using: &g) == 0
+            else { continue }
+            let times = (0..<Int.random(in: 1...3, using: &g)).map { _ in start.addingTimeInterval(-Double.random(in: 0..<10_800, using: &g)) }
+            for at in times.sorted() { logs.append(BulkRide(user: id, ride: rides.randomElement(using: &g)!, at: at)) }
+        }
+        try await store.bulkLogRides(logs) { print($0) }
         try lines.joined(separator: "\n").appending("\n").write(toFile: self.tokens, atomically: true, encoding: .utf8)
-        print("loaded \(users.count) users, \(friendships.count) friendships, \(lines.count) sessions in \(String(format: "%.1f", Date().timeIntervalSince(start))) s")
+        print("loaded \(users.count) users, \(friendships.count) friendships, \(logs.count) ride logs, \(lines.count) sessions in \(String(format: "%.1f", Date().timeIntervalSince(start))) s")
     }
 }
