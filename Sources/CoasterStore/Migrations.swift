@@ -329,11 +329,12 @@ enum Migrations {
 
         migrator.registerMigration("2026-11-24 leaderboard ranks from counts") { db in
             // The caller's rank came with every leaderboard page as a count of everyone above
-            // them: a range of the rank index as long as the rank, 90–210 ms at a million riders
-            // (tools/bench/README.md, "Leaderboards at a million riders"). These counts make it a
-            // few sums: how many riders each board has at each value (level 0), and at each value
-            // by the day, hour and minute they reached it (levels 1–3, for the ties, which go to
-            // whoever got there first), leaving a count within one minute. Triggers keep them, so
+            // them: a range of the rank index as long as the rank (with 222,709 riders on a board,
+            // the route answered 34–42 requests a second; tools/bench/README.md, "Session 27:
+            // leaderboards at a million users"). These counts make it a few sums: how many riders
+            // each board has at each value (level 0), and at each value by the day, hour and
+            // minute they reached it (levels 1–3, for the ties, which go to whoever got there
+            // first), leaving a count within one minute. Triggers keep them, so
             // every change of a tally is counted, an account's deletion (a cascade) included.
             // The slots are whole minutes since 1970, from `max(reached_at, 0)` truncated (floor
             // for the times the server writes), and the hour and day are the minute divided: one

@@ -473,7 +473,7 @@ public struct ProfilePage: Hashable, Sendable {
 /// first, then the lower id): the days before r's, the hours of r's day before its hour, the
 /// minutes of that hour before its minute (sums of at most a few hundred, 24 and 60 rows), and a
 /// count of the riders within r's minute. Counting everyone above instead walked the rank index
-/// as far as the rank: 90–210 ms at a million riders.
+/// as far as the rank (34–42 requests a second with 222,709 riders on the board).
 enum TallyCounts {
     /// The slots of a time, as the triggers compute them: whole minutes since 1970 of
     /// `max(reachedAt, 0)`, truncated (SQLite's `CAST` of a real), and the hour and day of
