@@ -145,14 +145,9 @@ struct LeaderboardTests {
 
     /// A store made before the counts existed gets them from its tallies.
     @Test func theMigrationCountsTheTalliesAlreadyKept() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coasterlife-migration-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let path = directory.appendingPathComponent("old.sqlite").path
-        var configuration = Configuration()
-        configuration.prepareDatabase { db in try SpatiaLite.attach(to: db) }
-        let old = try DatabasePool(path: path, configuration: configuration)
-        try Migrations.migrator.migrate(old, upTo: "2026-11-22 fixes written with fewer pages")
+        let file = try OldStore(upTo: "2026-11-22 fixes written with fewer pages")
+        defer { file.remove() }
+        let (old, path) = (file.pool, file.path)
         try await old.write { db in
             for user in 1...6 {
                 try db.execute(sql: "INSERT INTO users (id, username, display_name, password_hash, role, created_at) VALUES (?, ?, 'R', 'x', 'member', 0)",

@@ -3,20 +3,38 @@ import Foundation
 import GRDB
 import Testing
 
+/// A database file as a store made up to `migration` (inclusive) left it, in a directory of its
+/// own: what today's code must open and migrate.
+struct OldStore {
+    let directory: URL
+    let path: String
+    let pool: DatabasePool
+
+    init(upTo migration: String) throws {
+        self.directory = FileManager.default.temporaryDirectory.appendingPathComponent("coasterlife-migration-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true)
+        self.path = self.directory.appendingPathComponent("old.sqlite").path
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in try SpatiaLite.attach(to: db) }
+        self.pool = try DatabasePool(path: self.path, configuration: configuration)
+        try Migrations.migrator.migrate(self.pool, upTo: migration)
+    }
+
+    func remove() {
+        try? self.pool.close()
+        try? FileManager.default.removeItem(at: self.directory)
+    }
+}
+
 /// Migrations that rebuild a table keep its rows and its rules.
 @Suite("Migrations")
 struct MigrationTests {
     /// A store made before "2026-11-22 fixes written with fewer pages", with fixes in it, opened by
     /// today's code: every fix kept with its id, the same uniqueness rules, new ids after the old.
     @Test func fixesKeepTheirRowsAndRulesThroughTheRebuild() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coasterlife-migration-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let path = directory.appendingPathComponent("old.sqlite").path
-        var configuration = Configuration()
-        configuration.prepareDatabase { db in try SpatiaLite.attach(to: db) }
-        let old = try DatabasePool(path: path, configuration: configuration)
-        try Migrations.migrator.migrate(old, upTo: "2026-11-22 zones by ride")
+        let file = try OldStore(upTo: "2026-11-22 zones by ride")
+        defer { file.remove() }
+        let (old, path) = (file.pool, file.path)
         let insert = """
             INSERT INTO fixes (id, user_id, client_id, lat, lon, accuracy, recorded_at, received_at, speed, altitude, source)
             VALUES (?, ?, ?, ?, ?, 8, ?, ?, NULL, NULL, 'api')
