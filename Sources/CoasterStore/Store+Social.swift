@@ -334,25 +334,29 @@ extension Store {
             if query.scope == .friends {
                 return try Self.friendsLeaderboard(of: viewer, arguments, limit: limit, offset: offset, db)
             }
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT t.user_id AS id, u.username, u.display_name, t.value, t.reached_at
-                FROM tallies t JOIN users u ON u.id = t.user_id
-                WHERE t.metric = :metric AND t.scope = :scope AND t.period = :period AND t.user_id NOT IN (\(Self.blockedEitherWay))
-                ORDER BY t.value DESC, t.reached_at, t.user_id LIMIT \(limit) OFFSET \(offset)
-                """, arguments: arguments)
+            let page = try db.cachedStatement(sql: """
+                \(Self.boardRows) WHERE t.metric = :metric AND t.scope = :scope AND t.period = :period
+                    AND t.user_id NOT IN (\(Self.blockedEitherWay))
+                ORDER BY t.value DESC, t.reached_at, t.user_id LIMIT :limit OFFSET :offset
+                """)
+            let rows = try Row.fetchAll(page, arguments: arguments + ["limit": limit, "offset": offset])
             let entries = rows.enumerated().map { i, row in
                 LeaderboardEntry(rank: offset + i + 1, user: Self.summary(row), value: row["value"])
             }
-            guard let me = try Row.fetchOne(db, sql: """
-                SELECT t.user_id AS id, u.username, u.display_name, t.value, t.reached_at FROM tallies t JOIN users u ON u.id = t.user_id
-                WHERE t.metric = :metric AND t.scope = :scope AND t.period = :period AND t.user_id = :me
-                """, arguments: arguments)
-            else { return (entries, nil) }
+            let mine = try db.cachedStatement(sql: """
+                \(Self.boardRows) WHERE t.metric = :metric AND t.scope = :scope AND t.period = :period AND t.user_id = :me
+                """)
+            guard let me = try Row.fetchOne(mine, arguments: arguments) else { return (entries, nil) }
             let value: Int = me["value"]
             let above = try TallyCounts.ahead(value: value, reachedAt: me["reached_at"], arguments, db)
             return (entries, LeaderboardEntry(rank: above + 1, user: Self.summary(me), value: value))
         }
     }
+
+    /// A board's rows as pages show them: the tally and its user's names.
+    static let boardRows = """
+        SELECT t.user_id AS id, u.username, u.display_name, t.value, t.reached_at FROM tallies t JOIN users u ON u.id = t.user_id
+        """
 
     /// The users `:me` has blocked and those who blocked them, for `NOT IN (…)`.
     static let blockedEitherWay = "SELECT blocked FROM blocks WHERE blocker = :me UNION SELECT blocker FROM blocks WHERE blocked = :me"
@@ -404,7 +408,7 @@ extension Store {
                 JOIN (SELECT CASE WHEN sender = :me THEN recipient ELSE sender END AS other, max(id) AS last_id
                       FROM messages WHERE sender = :me OR recipient = :me GROUP BY other) c ON c.last_id = m.id
                 JOIN users u ON u.id = c.other
-                WHERE c.other NOT IN (SELECT blocked FROM blocks WHERE blocker = :me UNION SELECT blocker FROM blocks WHERE blocked = :me)
+                WHERE c.other NOT IN (\(Self.blockedEitherWay))
                 ORDER BY m.id DESC
                 """, arguments: ["me": me.rawValue])
             return rows.map { row in
