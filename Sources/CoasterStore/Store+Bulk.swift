@@ -110,3 +110,40 @@ extension Store {
         }
     }
 }
+
+/// One message of a bulk load.
+public struct BulkMessage: Sendable {
+    public var sender: UserID
+    public var recipient: UserID
+    public var body: String
+    public var sentAt: Date
+    /// When the recipient read it; `nil` for unread.
+    public var readAt: Date?
+
+    public init(sender: UserID, recipient: UserID, body: String, sentAt: Date, readAt: Date?) {
+        self.sender = sender
+        self.recipient = recipient
+        self.body = body
+        self.sentAt = sentAt
+        self.readAt = readAt
+    }
+}
+
+extension Store {
+    /// Writes messages in the order given (their ids follow it), in transactions of `chunk`
+    /// messages. Friendships are not checked, nor anyone told: for loading a generated world or
+    /// an export.
+    public func bulkSendMessages(_ messages: [BulkMessage], chunk: Int = 50_000, progress: (@Sendable (String) -> Void)? = nil) async throws {
+        for start in stride(from: 0, to: messages.count, by: chunk) {
+            let slice = Array(messages[start..<min(start + chunk, messages.count)])
+            try await self.pool.write { db in
+                let insert = try db.cachedStatement(sql: "INSERT INTO messages (sender, recipient, body, sent_at, read_at) VALUES (?, ?, ?, ?, ?)")
+                for m in slice {
+                    try insert.execute(arguments: [m.sender.rawValue, m.recipient.rawValue, m.body, m.sentAt.timeIntervalSince1970,
+                                                   m.readAt?.timeIntervalSince1970])
+                }
+            }
+            progress?("messages \(min(start + chunk, messages.count))/\(messages.count)")
+        }
+    }
+}

@@ -10,9 +10,9 @@ struct Load: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Bulk-load the benchmark world into a database file, and write session tokens for wrk.",
         discussion: """
-            The tokens file has one line per sampled user, `token lat lon park ride`: the user's position, \
-            the park they stand in and a ride within wait-reporting reach (`-` for none), for the wrk \
-            scripts in tools/bench. Registering a million users over HTTP is not the benchmark.
+            The tokens file has one line per sampled user, `token lat lon park ride friend`: the user's \
+            position, the park they stand in, a ride within wait-reporting reach and a friend they have \
+            a conversation with (`-` for none), for the wrk scripts in tools/bench. Registering a million users over HTTP is not the benchmark.
             """)
 
     @OptionGroup var world: WorldOptions
@@ -46,7 +46,7 @@ struct Load: AsyncParsableCommand {
         var g = SeededGenerator(seed: self.world.seed &+ 7)
         let ids = w.people.keys.sorted()
         let sampled = Set(ids.shuffled(using: &g).prefix(self.sessions))
-        var lines: [String] = []
+        var lines: [(id: UserID, text: String)] = []
         let reportPolicy = WaitReportPolicy()
         var users: [BulkUser] = []
         users.reserveCapacity(ids.count)
@@ -62,7 +62,7 @@ struct Load: AsyncParsableCommand {
                 let reach = index.locate(latest.position, accuracy: reportPolicy.nearDistance)
                 let ride = reach.lazy.flatMap(\.zones).first { $0.kind == .ride && $0.ride != nil }?.ride
                 let park = index.locate(latest.position, accuracy: 0).first?.id
-                lines.append("\(t) \(latest.position.lat) \(latest.position.lon) \(park?.rawValue ?? "-") \(ride?.rawValue ?? "-")")
+                lines.append((id, "\(t) \(latest.position.lat) \(latest.position.lon) \(park?.rawValue ?? "-") \(ride?.rawValue ?? "-")"))
             }
             let zones = index.locate(latest.position, accuracy: latest.accuracy).flatMap { $0.zones.filter { $0.containment == .inside }.map(\.id) }
             users.append(BulkUser(id: id, username: p.username, displayName: p.displayName, passwordHash: hash, latest: p.latest, zones: zones,
@@ -83,7 +83,33 @@ struct Load: AsyncParsableCommand {
             for at in times.sorted() { logs.append(BulkRide(user: id, ride: rides.randomElement(using: &g)!, at: at)) }
         }
         try await store.bulkLogRides(logs) { print($0) }
-        try lines.joined(separator: "\n").appending("\n").write(toFile: self.tokens, atomically: true, encoding: .utf8)
-        print("loaded \(users.count) users, \(friendships.count) friendships, \(logs.count) ride logs, \(lines.count) sessions in \(String(format: "%.1f", Date().timeIntervalSince(start))) s")
+        // Messages: each sampled user talks with one to five of their friends, a conversation
+        // holding 1–300 messages (log-uniform: most short, some long) over the last 30 days, its
+        // last message unread one time in three. The route's cost follows a
+        // user's history, not the world's size, so only the users the scripts sign in as have one.
+        var messages: [BulkMessage] = []
+        var partner: [UserID: UserID] = [:]
+        for id in ids where sampled.contains(id) {
+            let friends = w.people[id]!.friends.sorted()
+            guard !friends.isEmpty else { continue }
+            let with = friends.shuffled(using: &g).prefix(Int.random(in: 1...5, using: &g))
+            partner[id] = with.first
+            for other in with {
+                let count = Int(exp(Double.random(in: 0..<log(301), using: &g)))
+                var times = (0..<count).map { _ in start.addingTimeInterval(-Double.random(in: 0..<30 * 86_400, using: &g)) }
+                times.sort()
+                for (n, at) in times.enumerated() {
+                    let (sender, recipient) = Bool.random(using: &g) ? (id, other) : (other, id)
+                    let unread = n == count - 1 && Int.random(in: 0..<3, using: &g) == 0
+                    messages.append(BulkMessage(sender: sender, recipient: recipient, body: "Meet at the exit?", sentAt: at,
+                                                readAt: unread ? nil : min(at.addingTimeInterval(60), start)))
+                }
+            }
+        }
+        messages.sort { $0.sentAt < $1.sentAt }
+        try await store.bulkSendMessages(messages) { print($0) }
+        let text = lines.map { line in "\(line.text) \(partner[line.id].map { String($0.rawValue) } ?? "-")\n" }.joined()
+        try text.write(toFile: self.tokens, atomically: true, encoding: .utf8)
+        print("loaded \(users.count) users, \(friendships.count) friendships, \(logs.count) ride logs, \(messages.count) messages, \(lines.count) sessions in \(String(format: "%.1f", Date().timeIntervalSince(start))) s")
     }
 }

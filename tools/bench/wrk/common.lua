@@ -1,16 +1,18 @@
 -- Shared by the wrk scripts: session tokens (from `coasterbench load`) and a one-line summary.
 local M = {}
 
--- One user per line of the tokens file: `token lat lon park ride` (`-` for no park or no ride in
--- reporting reach). `keep(user)` may filter them (the wait scripts want users at a ride).
+-- One user per line of the tokens file: `token lat lon park ride friend` (`-` for no park, no
+-- ride in reporting reach, no friend they have a conversation with). `keep(user)` may filter them
+-- (the wait scripts want users at a ride).
 function M.load_tokens(keep)
   local path = os.getenv("COASTERLIFE_TOKENS")
   local users = {}
   for line in io.lines(path) do
-    local token, lat, lon, park, ride = line:match("^(%S+) (%S+) (%S+) (%S+) (%S+)$")
+    local token, lat, lon, park, ride, friend = line:match("^(%S+) (%S+) (%S+) (%S+) (%S+) (%S+)$")
     if token then
       local u = { token = token, lat = tonumber(lat), lon = tonumber(lon),
-                  park = park ~= "-" and park or nil, ride = ride ~= "-" and ride or nil }
+                  park = park ~= "-" and park or nil, ride = ride ~= "-" and ride or nil,
+                  friend = friend ~= "-" and friend or nil }
       if keep == nil or keep(u) then users[#users + 1] = u end
     end
   end
