@@ -395,6 +395,70 @@ enum Migrations {
             }
         }
 
+        migrator.registerMigration("2026-11-24 conversations kept by triggers") { db in
+            // The conversation list grouped all of a user's messages on every request (the
+            // received half read from the table row by row), and counted each conversation's
+            // unread messages by reading all it had sent them: 41 ms for a user with 20,000
+            // messages (tools/bench/README.md, "Session 28: messages"). Triggers keep one row
+            // for each side of a conversation: its newest message and how many the other side
+            // sent this side unread. A message keeps its sender, recipient and id, so the rows
+            // follow from inserts, deletes (an account's deletion cascades) and reads.
+
+            // `a`'s side of a conversation with `b` whose message OLD went: its newest message is
+            // the newest left between the two (each direction's, from the pair index), and if none
+            // is left the row goes.
+            func newestOrGone(_ a: String, _ b: String) -> String {
+                """
+                UPDATE conversations SET last_id = max(coalesce((SELECT max(id) FROM messages WHERE sender = \(a) AND recipient = \(b)), 0),
+                                                       coalesce((SELECT max(id) FROM messages WHERE sender = \(b) AND recipient = \(a)), 0))
+                    WHERE user_id = \(a) AND other_id = \(b) AND last_id = OLD.id;
+                DELETE FROM conversations WHERE user_id = \(a) AND other_id = \(b) AND last_id = 0;
+                """
+            }
+            try db.execute(sql: """
+                CREATE TABLE conversations (
+                    user_id INTEGER NOT NULL,
+                    other_id INTEGER NOT NULL,
+                    last_id INTEGER NOT NULL,
+                    unread INTEGER NOT NULL CHECK (unread >= 0),
+                    PRIMARY KEY (user_id, other_id)
+                ) WITHOUT ROWID;
+                INSERT INTO conversations (user_id, other_id, last_id, unread)
+                    SELECT user_id, other_id, max(id), sum(unread) FROM (
+                        SELECT sender AS user_id, recipient AS other_id, id, 0 AS unread FROM messages
+                        UNION ALL
+                        SELECT recipient, sender, id, read_at IS NULL FROM messages
+                    ) GROUP BY user_id, other_id;
+                CREATE TRIGGER messages_keep_their_parties BEFORE UPDATE OF id, sender, recipient ON messages
+                WHEN NEW.id IS NOT OLD.id OR NEW.sender IS NOT OLD.sender OR NEW.recipient IS NOT OLD.recipient BEGIN
+                    SELECT RAISE(ABORT, 'a message keeps its id, sender and recipient');
+                END;
+                CREATE TRIGGER conversations_on_insert AFTER INSERT ON messages BEGIN
+                    INSERT INTO conversations (user_id, other_id, last_id, unread) VALUES (NEW.sender, NEW.recipient, NEW.id, 0)
+                        ON CONFLICT DO UPDATE SET last_id = max(last_id, excluded.last_id);
+                    INSERT INTO conversations (user_id, other_id, last_id, unread) VALUES (NEW.recipient, NEW.sender, NEW.id, NEW.read_at IS NULL)
+                        ON CONFLICT DO UPDATE SET last_id = max(last_id, excluded.last_id), unread = unread + excluded.unread;
+                END;
+                CREATE TRIGGER conversations_on_read AFTER UPDATE OF read_at ON messages
+                WHEN (OLD.read_at IS NULL) != (NEW.read_at IS NULL) BEGIN
+                    UPDATE conversations SET unread = unread + (NEW.read_at IS NULL) - (OLD.read_at IS NULL)
+                        WHERE user_id = NEW.recipient AND other_id = NEW.sender;
+                END;
+                CREATE TRIGGER conversations_on_delete AFTER DELETE ON messages BEGIN
+                    UPDATE conversations SET unread = unread - (OLD.read_at IS NULL) WHERE user_id = OLD.recipient AND other_id = OLD.sender;
+                    \(newestOrGone("OLD.sender", "OLD.recipient"))
+                    \(newestOrGone("OLD.recipient", "OLD.sender"))
+                END;
+                """)
+            // Marking a conversation read finds its unread messages by recipient, sender and
+            // `read_at`, not by walking everything the sender ever sent (the pair index). It
+            // still leads with the recipient, for the cascade when an account is deleted.
+            try db.execute(sql: """
+                DROP INDEX messages_unread;
+                CREATE INDEX messages_unread ON messages(recipient, read_at, sender);
+                """)
+        }
+
         return migrator
     }
 }

@@ -398,33 +398,23 @@ extension Store {
     }
 
     /// The user's conversations with people they have not blocked and who have not blocked them,
-    /// newest first, with the last message and the unread count.
+    /// newest first, with the last message and the unread count: one row a conversation, kept by
+    /// triggers (migration "2026-11-24 conversations kept by triggers"), not the user's history.
     public func conversations(of me: UserID) async throws -> [Conversation] {
         try await self.pool.read { db in
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT m.*, u.id AS other_id, u.username, u.display_name,
-                       (SELECT count(*) FROM messages x WHERE x.recipient = :me AND x.sender = u.id AND x.read_at IS NULL) AS unread
-                FROM messages m
-                JOIN (SELECT CASE WHEN sender = :me THEN recipient ELSE sender END AS other, max(id) AS last_id
-                      FROM messages WHERE sender = :me OR recipient = :me GROUP BY other) c ON c.last_id = m.id
-                JOIN users u ON u.id = c.other
-                WHERE c.other NOT IN (\(Self.blockedEitherWay))
-                ORDER BY m.id DESC
-                """, arguments: ["me": me.rawValue])
-            return rows.map { row in
+            try Row.fetchAll(try db.cachedStatement(sql: Self.conversationList), arguments: ["me": me.rawValue]).map { row in
                 Conversation(with: UserSummary(id: UserID(row["other_id"] as Int64), username: row["username"], displayName: row["display_name"]),
                              last: Self.message(row), unread: row["unread"])
             }
         }
     }
 
-    /// One conversation, newest first; `before` pages by message id.
+    /// One conversation, newest first; `before` pages by message id. A page costs its length,
+    /// however long the conversation (``conversationPage``).
     public func messages(of me: UserID, with other: UserID, limit: Int, before: Int64?) async throws -> [Message] {
         try await self.pool.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT * FROM messages WHERE ((sender = :me AND recipient = :other) OR (sender = :other AND recipient = :me)) AND id < :before
-                ORDER BY id DESC LIMIT :limit
-                """, arguments: ["me": me.rawValue, "other": other.rawValue, "before": before ?? Int64.max, "limit": limit]).map(Self.message)
+            let arguments: StatementArguments = ["me": me.rawValue, "other": other.rawValue, "before": before ?? Int64.max, "limit": limit]
+            return try Row.fetchAll(try db.cachedStatement(sql: Self.conversationPage), arguments: arguments).map(Self.message)
         }
     }
 
@@ -433,11 +423,33 @@ extension Store {
     public func markRead(of me: UserID, from other: UserID) async throws -> Int {
         let now = self.now().timeIntervalSince1970
         return try await self.pool.write { db in
-            try db.execute(sql: "UPDATE messages SET read_at = ? WHERE recipient = ? AND sender = ? AND read_at IS NULL",
-                           arguments: [now, me.rawValue, other.rawValue])
+            try db.cachedStatement(sql: Self.markRead).execute(arguments: ["now": now, "me": me.rawValue, "other": other.rawValue])
             return db.changesCount
         }
     }
+
+    /// The viewer's conversations (``conversations(of:)``).
+    static let conversationList = """
+        SELECT m.*, u.id AS other_id, u.username, u.display_name, c.unread
+        FROM conversations c
+        JOIN messages m ON m.id = c.last_id
+        JOIN users u ON u.id = c.other_id
+        WHERE c.user_id = :me AND c.other_id NOT IN (\(Store.blockedEitherWay))
+        ORDER BY c.last_id DESC
+        """
+
+    /// A page of one conversation (``messages(of:with:limit:before:)``): the two directions, each
+    /// newest first on the pair index, merged until the page is full. The second direction is the
+    /// first when the two are one person.
+    static let conversationPage = """
+        SELECT * FROM messages WHERE sender = :me AND recipient = :other AND id < :before
+        UNION ALL
+        SELECT * FROM messages WHERE sender = :other AND recipient = :me AND id < :before AND :me != :other
+        ORDER BY id DESC LIMIT :limit
+        """
+
+    /// Every unread message from `:other` to `:me` marked read (``markRead(of:from:)``).
+    static let markRead = "UPDATE messages SET read_at = :now WHERE recipient = :me AND read_at IS NULL AND sender = :other"
 
     static func message(_ row: Row) -> Message {
         Message(id: row["id"], sender: UserID(row["sender"] as Int64), recipient: UserID(row["recipient"] as Int64), body: row["body"],
