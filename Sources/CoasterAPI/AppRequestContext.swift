@@ -28,6 +28,10 @@ public struct AppRequestContext: RequestContext, WebSocketRequestContext {
     public let webSocket: WebSocketHandlerReference<Self>
     /// The connection the request came on (its channel's identity; ``UpgradeRefusals``).
     let connection: ObjectIdentifier
+    /// Set while hummingbird-websocket asks the router whether to upgrade: what the client is
+    /// sent is decided after the router answers, so ``UpgradeRefusals/RecordingResponder``
+    /// counts the request, not ``RequestMetricsMiddleware``.
+    var negotiatingUpgrade = false
 
     public init(source: Source) {
         self.coreContext = .init(source: source)

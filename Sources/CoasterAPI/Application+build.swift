@@ -173,7 +173,8 @@ public func buildApplication(_ configuration: ServiceConfiguration, service: Ser
     }
     http1.httpDecoder = .server
     let channel = HTTP1WebSocketUpgradeChannel.Configuration(http1: http1, ws: .init(autoPing: .enabled(timePeriod: .seconds(30))))
-    let webSocketResponder = UpgradeRefusals.RecordingResponder(inner: router.buildResponder(), refusals: refusals)
+    let webSocketResponder = UpgradeRefusals.RecordingResponder(inner: router.buildResponder(), refusals: refusals,
+                                                                   metrics: service.metrics)
     return Application(
         router: router,
         server: HTTPServerBuilder { responder in

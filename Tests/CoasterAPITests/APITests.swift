@@ -105,6 +105,12 @@ struct APITests {
             try await client.execute(uri: "/v1/nothing", method: .delete, headers: user.auth) { response in
                 _ = try expectProblem(response, .notFound, .notFound)
             }
+            // Counted under the route's path, as every other answer of the route is.
+            let metrics = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
+            for (method, route) in [("DELETE", "/v1/fixes"), ("PUT", "/v1/users/{userId}"), ("POST", "/health"), ("DELETE", "/v1/checkins"),
+                                    ("OPTIONS", "/v1/parks/{parkId}/rides")] {
+                #expect(metrics.contains("coasterlife_http_requests_total{method=\"\(method)\",route=\"\(route)\",status=\"405\"} 1"), "\(metrics)")
+            }
         }
     }
 

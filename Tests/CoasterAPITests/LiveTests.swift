@@ -210,6 +210,13 @@ struct LiveTests {
             defer { valid.close() }
             valid.send(handshake("/v1/live", version: "13", key: key))
             #expect(await valid.receive(until: "HTTP/1.1 101 Switching Protocols\r\n"))
+            // The route's requests are counted by what the client was sent: the upgrade a 101,
+            // the handshake to a route that does not upgrade a 400 (the route's own 200 is not sent).
+            let after = String(buffer: try await live.get("/metrics", as: nil).body)
+            #expect(after.contains("coasterlife_http_requests_total{method=\"GET\",route=\"/v1/live\",status=\"101\"} 1"), "\(after)")
+            #expect(after.contains("coasterlife_http_requests_total{method=\"GET\",route=\"/health\",status=\"400\"} 2"), "\(after)")
+            let healthOK = after.split(separator: "\n").first { $0.hasPrefix("coasterlife_http_requests_total{method=\"GET\",route=\"/health\",status=\"200\"}") }
+            #expect(healthOK.map { $0.hasSuffix("} 0") } ?? true, "\(after)")
         }
     }
 

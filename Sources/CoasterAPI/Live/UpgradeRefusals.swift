@@ -42,18 +42,39 @@ final class UpgradeRefusals: Sendable {
     }
 
     /// The router as hummingbird-websocket asks it whether to upgrade, keeping what it answers
-    /// when that is not an upgrade.
+    /// when that is not an upgrade, and counting the request by what the client is sent: `101`
+    /// for an upgrade, the kept answer's status for a refusal.
     struct RecordingResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context == AppRequestContext {
         typealias Context = AppRequestContext
         let inner: Inner
         let refusals: UpgradeRefusals
+        let metrics: ServiceMetrics
 
         func respond(to request: Request, context: Context) async throws -> Response {
+            var context = context
+            context.negotiatingUpgrade = true
+            let start = ContinuousClock.now
+            func count(_ status: HTTPResponse.Status) {
+                self.metrics.request(method: request.method.rawValue, route: context.endpointPath ?? "unmatched", status: status.code,
+                                     duration: ContinuousClock.now - start)
+            }
+            do {
+                let (response, sent) = try await self.answer(request, context)
+                count(sent)
+                return response
+            } catch {
+                count((error as? any HTTPResponseError)?.status ?? .internalServerError)
+                throw error
+            }
+        }
+
+        /// The router's answer, and the status the client is sent for it.
+        private func answer(_ request: Request, _ context: Context) async throws -> (Response, sent: HTTPResponse.Status) {
             let response = try await self.inner.respond(to: request, context: context)
             if response.status == .ok {
+                guard request.uri.path != LiveController.path else { return (response, .switchingProtocols) }
                 // A route that answers but is not a WebSocket (`GET /health`): hummingbird-websocket
                 // refuses the upgrade with its bare 400, which now says why.
-                guard request.uri.path != LiveController.path else { return response }
                 let problem = Problem(.notWebSocket, status: .badRequest, title: "Not a WebSocket",
                                       detail: "\(request.method) \(request.uri.path) does not upgrade to a WebSocket; "
                                           + "GET \(LiveController.path) does. Send the request without Upgrade: websocket.")
@@ -61,13 +82,13 @@ final class UpgradeRefusals: Sendable {
                 headers[.requestID] = context.id
                 let body = ByteBuffer(bytes: try problem.body(path: request.uri.path, requestID: context.id))
                 self.refusals.keep(Refusal(status: problem.status, headers: headers, body: body, at: .now), for: context.connection)
-                return response
+                return (response, problem.status)
             }
             let sink = Sink()
             try await response.body.write(Sink.Writer(sink: sink))
             self.refusals.keep(Refusal(status: response.status, headers: response.headers, body: sink.buffer, at: .now),
                                for: context.connection)
-            return response
+            return (response, response.status)
         }
     }
 

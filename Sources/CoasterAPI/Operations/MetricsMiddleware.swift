@@ -7,6 +7,7 @@ struct RequestMetricsMiddleware: RouterMiddleware {
     let metrics: ServiceMetrics
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard !context.negotiatingUpgrade else { return try await next(request, context) }
         let start = ContinuousClock.now
         do {
             let response = try await next(request, context)

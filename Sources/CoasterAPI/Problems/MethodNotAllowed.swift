@@ -25,21 +25,32 @@ struct MethodNotAllowedMiddleware: RouterMiddleware {
     }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        if let allowed = self.allowed(at: request.uri.path) {
+        if let (route, allowed) = self.served(at: request.uri.path) {
+            // The request metrics label it with the route, as every answer of a route is, not as
+            // a path no route has.
+            context.coreContext.endpointPath.value = route
             throw Problem.methodNotAllowed(request.method, path: request.uri.path, allowed: allowed)
         }
         return try await next(request, context)
     }
 
-    /// The methods served at `path`, as an `Allow` header lists them; `nil` if no route has it.
-    func allowed(at path: String) -> String? {
+    /// The route at `path` (the one with the most fixed segments where several match) and the
+    /// methods served there, as an `Allow` header lists them; `nil` if no route has it.
+    func served(at path: String) -> (route: String, allowed: String)? {
         let segments = path.split(separator: "/", omittingEmptySubsequences: true)
-        var methods: Set<HTTPRequest.Method> = []
-        for route in self.paths where Self.matches(route.path, segments) {
-            methods.formUnion(route.methods)
+        let matching = self.paths.filter { Self.matches($0.path, segments) }
+        let methods = matching.reduce(into: Set<HTTPRequest.Method>()) { $0.formUnion($1.methods) }
+        let best = matching.map(\.path).sorted { a, b in
+            let (x, y) = (Self.fixedSegments(a), Self.fixedSegments(b))
+            return x != y ? x > y : a.description < b.description
         }
-        guard !methods.isEmpty else { return nil }
-        return methods.map(\.rawValue).sorted().joined(separator: ", ")
+        guard let route = best.first else { return nil }
+        return (route.description, methods.map(\.rawValue).sorted().joined(separator: ", "))
+    }
+
+    /// How many of a path's segments are fixed, not captured.
+    private static func fixedSegments(_ path: RouterPath) -> Int {
+        path.components.count { $0 == .path(Substring($0.description)) }
     }
 
     /// Whether a route's path matches the request's segments, one element a segment (the
