@@ -244,7 +244,7 @@ extension Store {
             // Read the id before anything else inserts (a badge) and moves lastInsertedRowID.
             let entry = RideLogEntry(id: db.lastInsertedRowID, ride: rideID, rideName: ride.name, park: ride.park, riddenAt: now)
             try Self.awardBadges(user, at: now, db)
-            let count = try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM ride_logs WHERE user_id = ? AND ride_id = ?"),
+            let count = try Int.fetchOne(db.cachedStatement(sql: "SELECT rides FROM ride_counts WHERE user_id = ? AND ride_id = ?"),
                 arguments: [user.rawValue, rideID.rawValue]) ?? 0
             return .success((entry, count))
         }
@@ -267,15 +267,17 @@ extension Store {
     public func rideCounts(of user: UserID, in park: ParkID) async throws -> [RideID: Int] {
         try await self.pool.read { db in
             var counts: [RideID: Int] = [:]
-            for row in try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT l.ride_id, count(*) AS n FROM ride_logs l JOIN rides r ON r.id = l.ride_id
-                WHERE l.user_id = ? AND r.park_id = ? GROUP BY l.ride_id
-                """), arguments: [user.rawValue, park.rawValue]) {
+            for row in try Row.fetchAll(db.cachedStatement(sql: Self.parkRideCounts), arguments: [user.rawValue, park.rawValue]) {
                 counts[RideID(rawValue: row["ride_id"])] = row["n"]
             }
             return counts
         }
     }
+
+    /// How often a rider has ridden each ride of a park, from `ride_counts` (one row a ride).
+    static let parkRideCounts = """
+        SELECT c.ride_id, c.rides AS n FROM ride_counts c JOIN rides r ON r.id = c.ride_id WHERE c.user_id = ? AND r.park_id = ?
+        """
 
     public func riderStats(of user: UserID) async throws -> RiderStats {
         try await self.pool.read { db in

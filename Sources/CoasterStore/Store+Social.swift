@@ -277,17 +277,20 @@ extension Store {
 
     /// A rider's facts, for badge rules.
     static func riderFacts(_ user: UserID, _ db: Database) throws -> RiderFacts {
-        let row = try Row.fetchOne(db, sql: """
-            SELECT count(*) AS total, count(DISTINCT l.ride_id) AS distinct_rides,
-                   count(DISTINCT CASE WHEN r.type = 'coaster' THEN l.ride_id END) AS credits
-            FROM ride_logs l JOIN rides r ON r.id = l.ride_id WHERE l.user_id = ?
-            """, arguments: [user.rawValue])!
-        let most = try Int.fetchOne(db, sql: "SELECT max(n) FROM (SELECT count(*) AS n FROM ride_logs WHERE user_id = ? GROUP BY ride_id)",
-                                    arguments: [user.rawValue]) ?? 0
-        let parks = try Int.fetchOne(db, sql: "SELECT count(DISTINCT park_id) FROM visits WHERE user_id = ?", arguments: [user.rawValue]) ?? 0
-        return RiderFacts(totalRides: row["total"], coasterCredits: row["credits"], parksVisited: parks, mostRidesOfOneRide: most,
+        let row = try Row.fetchOne(db.cachedStatement(sql: Self.rideFacts), arguments: [user.rawValue])!
+        let parks = try Int.fetchOne(db.cachedStatement(sql: "SELECT count(DISTINCT park_id) FROM visits WHERE user_id = ?"),
+                                     arguments: [user.rawValue]) ?? 0
+        return RiderFacts(totalRides: row["total"], coasterCredits: row["credits"], parksVisited: parks, mostRidesOfOneRide: row["most"],
                           distinctRides: row["distinct_rides"])
     }
+
+    /// A rider's ride facts from how often they have ridden each ride (`ride_counts`, kept by
+    /// triggers on `ride_logs`): one row a ride they have ridden, not one a ride log.
+    static let rideFacts = """
+        SELECT coalesce(sum(c.rides), 0) AS total, count(*) AS distinct_rides, count(CASE WHEN r.type = 'coaster' THEN 1 END) AS credits,
+               coalesce(max(c.rides), 0) AS most
+        FROM ride_counts c JOIN rides r ON r.id = c.ride_id WHERE c.user_id = ?
+        """
 
     /// Awards every badge the rider's facts now earn and they do not have yet.
     static func awardBadges(_ user: UserID, at: Date, _ db: Database) throws {

@@ -1,0 +1,130 @@
+import CoasterCore
+@testable import CoasterStore
+import Foundation
+import GRDB
+import Testing
+
+/// A rider's facts and a park's ride counts from the counts the triggers keep, against the ride
+/// logs themselves.
+@Suite("Ride counts")
+struct RideCountTests {
+    /// Every rider's facts and counts in every park equal what their ride logs say.
+    static func check(_ store: Store, users: [Int64]) async throws {
+        try await store.pool.read { db in
+            let logs = try Row.fetchAll(db, sql: """
+                SELECT l.user_id, l.ride_id, r.park_id, r.type FROM ride_logs l JOIN rides r ON r.id = l.ride_id
+                """)
+            let kept = try Row.fetchAll(db, sql: "SELECT user_id, ride_id, rides FROM ride_counts").map {
+                "\($0["user_id"] as Int64) \($0["ride_id"] as String) \($0["rides"] as Int)"
+            }
+            var counts: [String: Int] = [:]
+            for log in logs { counts["\(log["user_id"] as Int64) \(log["ride_id"] as String)", default: 0] += 1 }
+            #expect(kept.sorted() == counts.map { "\($0.key) \($0.value)" }.sorted())
+            let parks = Set(logs.map { $0["park_id"] as String })
+            for user in users {
+                let mine = logs.filter { $0["user_id"] == user }
+                var byRide: [String: Int] = [:]
+                for log in mine { byRide[log["ride_id"], default: 0] += 1 }
+                let coasters = Set(mine.filter { $0["type"] == "coaster" }.map { $0["ride_id"] as String })
+                let facts = try Store.riderFacts(UserID(user), db)
+                #expect(facts.totalRides == mine.count, "\(user)")
+                #expect(facts.distinctRides == byRide.count, "\(user)")
+                #expect(facts.coasterCredits == coasters.count, "\(user)")
+                #expect(facts.mostRidesOfOneRide == byRide.values.max() ?? 0, "\(user)")
+                for park in parks {
+                    var want: [String: Int] = [:]
+                    for log in mine where log["park_id"] == park { want[log["ride_id"], default: 0] += 1 }
+                    let got = try Row.fetchAll(db, sql: Store.parkRideCounts, arguments: [user, park]).map { "\($0["ride_id"] as String) \($0["n"] as Int)" }
+                    #expect(got.sorted() == want.map { "\($0.key) \($0.value)" }.sorted(), "\(user) in \(park)")
+                }
+            }
+        }
+    }
+
+    static func addUsers(_ users: ClosedRange<Int64>, _ db: Database) throws {
+        for user in users {
+            try db.execute(sql: "INSERT INTO users (id, username, display_name, password_hash, role, created_at) VALUES (?, ?, 'R', 'x', 'member', 0)",
+                           arguments: [user, "rider\(user)"])
+        }
+    }
+
+    @Test func factsAndCountsFollowEveryRideLoggedMovedAndDeleted() async throws {
+        let t = try TemporaryStore(now: { Date(timeIntervalSince1970: 1_781_100_000) })
+        defer { t.remove() }
+        _ = try await t.store.replaceParks([try Parks.definition("cedar-point"), try Parks.definition("kings-island")])
+        var g = SeededGenerator(seed: 20261124)
+        let users = Array(Int64(1)...12)
+        let rides = try await t.store.pool.read { db in try String.fetchAll(db, sql: "SELECT id FROM rides ORDER BY id") }
+        // Few rides a rider, so that most are ridden more than once.
+        let favourites = Dictionary(uniqueKeysWithValues: users.map { user in (user, (0..<5).map { _ in rides.randomElement(using: &g)! }) })
+        let logs = (0..<400).map { n in
+            let user = users.randomElement(using: &g)!
+            return (user, favourites[user]!.randomElement(using: &g)!, n)
+        }
+        try await t.store.pool.write { db in
+            try Self.addUsers(1...12, db)
+            for (user, ride, n) in logs {
+                try db.execute(sql: "INSERT INTO ride_logs (user_id, ride_id, ridden_at) VALUES (?, ?, ?)", arguments: [user, ride, n])
+            }
+        }
+        try await Self.check(t.store, users: users)
+        #expect(try await t.store.pool.read { db in try Int.fetchOne(db, sql: "SELECT max(rides) FROM ride_counts") } ?? 0 > 1)
+
+        // Logs moved to another rider and ride, deleted, and an account deleted (a cascade).
+        try await t.store.pool.write { db in
+            try db.execute(sql: "UPDATE ride_logs SET user_id = 12 - user_id WHERE id % 5 = 0 AND user_id < 12")
+            try db.execute(sql: "UPDATE ride_logs SET ride_id = ? WHERE id % 7 = 0", arguments: [rides[0]])
+            try db.execute(sql: "DELETE FROM ride_logs WHERE id % 3 = 0")
+            try db.execute(sql: "DELETE FROM users WHERE id = 4")
+        }
+        try await Self.check(t.store, users: users.filter { $0 != 4 })
+        #expect(try await t.store.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM ride_counts WHERE user_id = 4") } == 0)
+
+        try await t.store.pool.write { db in try db.execute(sql: "DELETE FROM ride_logs") }
+        #expect(try await t.store.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM ride_counts") } == 0)
+        try await Self.check(t.store, users: users)
+    }
+
+    /// A store made before the counts existed gets them from its ride logs.
+    @Test func theMigrationCountsTheRideLogsAlreadyKept() async throws {
+        let file = try OldStore(upTo: "2026-11-24 conversations kept by triggers")
+        defer { file.remove() }
+        let (old, path) = (file.pool, file.path)
+        try await old.write { db in
+            try db.execute(sql: """
+                INSERT INTO parks (id, name, time_zone, imported_at, boundary)
+                VALUES ('p', 'P', 'UTC', 0, GeomFromText('MULTIPOLYGON(((0 0, 1 0, 1 1, 0 0)))', 4326))
+                """)
+            for (ride, type) in [("p.a", "coaster"), ("p.b", "coaster"), ("p.c", "flat")] {
+                try db.execute(sql: "INSERT INTO rides (id, park_id, name, type, status) VALUES (?, 'p', ?, ?, 'operating')", arguments: [ride, ride, type])
+            }
+            try Self.addUsers(1...3, db)
+            for (n, (user, ride)) in [(1, "p.a"), (1, "p.a"), (1, "p.c"), (2, "p.b"), (2, "p.a"), (1, "p.b"), (3, "p.c")].enumerated() {
+                try db.execute(sql: "INSERT INTO ride_logs (user_id, ride_id, ridden_at) VALUES (?, ?, ?)", arguments: [user, ride, n])
+            }
+        }
+        try old.close()
+        let store = try Store(path: path, now: { Date(timeIntervalSince1970: 1_781_100_000) })
+        defer { try? store.close() }
+        try await Self.check(store, users: [1, 2, 3])
+        let facts = try await store.pool.read { db in try Store.riderFacts(UserID(1), db) }
+        #expect(facts == RiderFacts(totalRides: 4, coasterCredits: 2, parksVisited: 0, mostRidesOfOneRide: 2, distinctRides: 3))
+    }
+}
+
+/// A rider's facts read the rides they have ridden, not their ride logs.
+@Suite("Ride count query plans")
+struct RideCountPlanTests {
+    @Test(arguments: [(Store.rideFacts, false), (Store.parkRideCounts, true)])
+    func readsByKey(_ sql: String, inPark: Bool) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coasterlife-plans-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try Store(path: directory.appendingPathComponent("plans.sqlite").path)
+        defer { try? store.close() }
+        let plan = try await store.pool.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: inPark ? [1, "cedar-point"] : [1]).map { $0["detail"] as String }
+        }
+        #expect(plan.contains { $0.hasPrefix("SEARCH c USING PRIMARY KEY (user_id=?") }, "\(plan)")
+        #expect(plan.allSatisfy { !$0.hasPrefix("SCAN") && !$0.contains("ride_logs") }, "\(plan)")
+    }
+}
