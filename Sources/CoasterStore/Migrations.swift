@@ -398,7 +398,7 @@ enum Migrations {
         migrator.registerMigration("2026-11-24 conversations kept by triggers") { db in
             // The conversation list grouped all of a user's messages on every request (the
             // received half read from the table row by row), and counted each conversation's
-            // unread messages by reading all it had sent them: 41 ms for a user with 20,000
+            // unread messages by reading all it had sent them: 48.5 ms for a user with 20,000
             // messages (tools/bench/README.md, "Session 28: messages"). Triggers keep one row
             // for each side of a conversation: its newest message and how many the other side
             // sent this side unread. A message keeps its sender, recipient and id, so the rows
@@ -462,7 +462,7 @@ enum Migrations {
         migrator.registerMigration("2026-11-24 ride counts kept by triggers") { db in
             // A rider's facts (total rides, credits, distinct rides, the most rides of one ride)
             // were counted from all their ride logs on every ride logged (for the badges, in the
-            // writer) and every profile and stats page: 2.2 ms for a rider with 3,000 logs, 6.7 ms
+            // writer) and every profile and stats page: 1.0 ms for a rider with 3,000 logs, 6.2 ms
             // with 20,000 (tools/bench/README.md, "Session 28: ride counts"). Triggers keep how
             // often each rider has ridden each ride, so the facts cost the rides they have ridden.
             func add(_ row: String) -> String {

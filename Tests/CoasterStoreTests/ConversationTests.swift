@@ -74,10 +74,7 @@ struct ConversationTests {
         }
         let blocks: [(Int64, Int64)] = [(3, 7), (9, 2)]
         try await t.store.pool.write { [friends] db in
-            for user in users {
-                try db.execute(sql: "INSERT INTO users (id, username, display_name, password_hash, role, created_at) VALUES (?, ?, 'R', 'x', 'member', 0)",
-                               arguments: [user, "rider\(user)"])
-            }
+            try db.addRiders(users)
             for (a, b) in friends {
                 try db.execute(sql: "INSERT INTO friendships (requester, addressee, status, created_at, accepted_at) VALUES (?, ?, 'accepted', 0, 0)",
                                arguments: [a, b])
@@ -134,10 +131,7 @@ struct ConversationTests {
         defer { file.remove() }
         let (old, path) = (file.pool, file.path)
         try await old.write { db in
-            for user in 1...5 {
-                try db.execute(sql: "INSERT INTO users (id, username, display_name, password_hash, role, created_at) VALUES (?, ?, 'R', 'x', 'member', 0)",
-                               arguments: [user, "rider\(user)"])
-            }
+            try db.addRiders(1...5)
             try db.execute(sql: "INSERT INTO friendships (requester, addressee, status, created_at, accepted_at) VALUES (1, 2, 'accepted', 0, 0)")
             for (n, (sender, recipient)) in [(1, 2), (2, 1), (1, 2), (3, 1), (1, 3), (4, 5), (5, 5), (2, 1)].enumerated() {
                 try db.execute(sql: "INSERT INTO messages (sender, recipient, body, sent_at, read_at) VALUES (?, ?, 'hi', ?, ?)",
@@ -168,14 +162,7 @@ struct ConversationPlanTests {
         (Store.markRead, "SEARCH messages USING COVERING INDEX messages_unread (recipient=? AND read_at=? AND sender=?)"),
     ])
     func readsByKey(_ sql: String, _ step: String) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coasterlife-plans-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try Store(path: directory.appendingPathComponent("plans.sqlite").path)
-        defer { try? store.close() }
-        let plan = try await store.pool.read { db in
-            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: ["me": 1, "other": 2, "before": 1000, "limit": 50, "now": 0])
-                .map { $0["detail"] as String }
-        }
+        let plan = try await QueryPlanTests.plan(sql, ["me": 1, "other": 2, "before": 1000, "limit": 50, "now": 0])
         #expect(plan.contains(step), "\(plan)")
         // Nothing scanned, nothing sorted but the viewer's few conversations.
         #expect(plan.allSatisfy { !$0.hasPrefix("SCAN") }, "\(plan)")

@@ -107,10 +107,7 @@ struct LeaderboardTests {
             }
         }
         try await t.store.pool.write { [friendships, tallies] db in
-            for user in users {
-                try db.execute(sql: "INSERT INTO users (id, username, display_name, password_hash, role, created_at) VALUES (?, ?, 'R', 'x', 'member', 0)",
-                               arguments: [user, "rider\(user)"])
-            }
+            try db.addRiders(users)
             for (a, b, status) in friendships {
                 try db.execute(sql: "INSERT INTO friendships (requester, addressee, status, created_at, accepted_at) VALUES (?, ?, ?, 0, 0)",
                                arguments: [a, b, status])
@@ -149,9 +146,8 @@ struct LeaderboardTests {
         defer { file.remove() }
         let (old, path) = (file.pool, file.path)
         try await old.write { db in
+            try db.addRiders(1...6)
             for user in 1...6 {
-                try db.execute(sql: "INSERT INTO users (id, username, display_name, password_hash, role, created_at) VALUES (?, ?, 'R', 'x', 'member', 0)",
-                               arguments: [user, "rider\(user)"])
                 try db.execute(sql: "INSERT INTO tallies (metric, scope, period, user_id, value, reached_at) VALUES ('rides', 'global', 'all', ?, ?, ?)",
                                arguments: [user, user % 3 + 1, Self.times[user * 3]])
             }

@@ -26,6 +26,17 @@ struct OldStore {
     }
 }
 
+extension Database {
+    /// Members `rider<id>` with these ids (placeholder names and password hash), for tests that
+    /// write the rows a store holds.
+    func addRiders(_ ids: some Sequence<Int64>) throws {
+        for id in ids {
+            try self.execute(sql: "INSERT INTO users (id, username, display_name, password_hash, role, created_at) VALUES (?, ?, 'R', 'x', 'member', 0)",
+                             arguments: [id, "rider\(id)"])
+        }
+    }
+}
+
 /// Migrations that rebuild a table keep its rows and its rules.
 @Suite("Migrations")
 struct MigrationTests {
@@ -40,11 +51,7 @@ struct MigrationTests {
             VALUES (?, ?, ?, ?, ?, 8, ?, ?, NULL, NULL, 'api')
             """
         try old.write { db in
-            for user in 1...2 {
-                try db.execute(sql: """
-                    INSERT INTO users (id, username, display_name, password_hash, role, created_at) VALUES (?, ?, 'R', 'x', 'member', 0)
-                    """, arguments: [user, "rider\(user)"])
-            }
+            try db.addRiders(1...2)
             try db.execute(sql: insert, arguments: [10, 1, "a", 41.48, -82.68, 100, 100])
             try db.execute(sql: insert, arguments: [11, 1, nil, 41.49, -82.68, 101, 101])
             try db.execute(sql: insert, arguments: [12, 1, nil, 41.50, -82.68, 102, 102])

@@ -18,14 +18,19 @@ struct QueryPlanTests {
         "SELECT park_id, last_evidence_at FROM visits WHERE user_id = 1 AND left_at IS NULL",
     ])
     func searchesAnIndex(_ sql: String) async throws {
+        let plan = try await Self.plan(sql)
+        #expect(!plan.isEmpty && plan.allSatisfy { !$0.hasPrefix("SCAN") }, "\(plan)")
+    }
+
+    /// The steps of the plan SQLite makes for `sql` in a new, empty store.
+    static func plan(_ sql: String, _ arguments: StatementArguments = []) async throws -> [String] {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coasterlife-plans-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try Store(path: directory.appendingPathComponent("plans.sqlite").path)
         defer { try? store.close() }
-        let plan = try await store.pool.read { db in
-            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql).map { $0["detail"] as String }
+        return try await store.pool.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
         }
-        #expect(!plan.isEmpty && plan.allSatisfy { !$0.hasPrefix("SCAN") }, "\(plan)")
     }
 }
 
@@ -44,16 +49,10 @@ struct LeaderboardPlanTests {
         (TallyCounts.blockedAhead, "SEARCH t USING INDEX sqlite_autoindex_tallies_1 (metric=? AND scope=? AND period=? AND user_id=?)"),
     ])
     func readsByKey(_ sql: String, _ step: String) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coasterlife-plans-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try Store(path: directory.appendingPathComponent("plans.sqlite").path)
-        defer { try? store.close() }
-        let plan = try await store.pool.read { db in
-            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: [
-                "metric": "rides", "scope": "global", "period": "all", "me": 1, "value": 3, "reached": 1e9, "from": 1e9 - 60,
-                "day": 11574, "hour": 277777, "minute": 16666666,
-            ]).map { $0["detail"] as String }
-        }
+        let plan = try await QueryPlanTests.plan(sql, [
+            "metric": "rides", "scope": "global", "period": "all", "me": 1, "value": 3, "reached": 1e9, "from": 1e9 - 60,
+            "day": 11574, "hour": 277777, "minute": 16666666,
+        ])
         #expect(plan.contains(step), "\(plan)")
         // Scans only of the friend or block list a subquery made, or of the one row of the sums.
         #expect(plan.allSatisfy { !$0.hasPrefix("SCAN") || ["SCAN f", "SCAN b", "SCAN CONSTANT ROW"].contains($0) }, "\(plan)")

@@ -41,13 +41,6 @@ struct RideCountTests {
         }
     }
 
-    static func addUsers(_ users: ClosedRange<Int64>, _ db: Database) throws {
-        for user in users {
-            try db.execute(sql: "INSERT INTO users (id, username, display_name, password_hash, role, created_at) VALUES (?, ?, 'R', 'x', 'member', 0)",
-                           arguments: [user, "rider\(user)"])
-        }
-    }
-
     @Test func factsAndCountsFollowEveryRideLoggedMovedAndDeleted() async throws {
         let t = try TemporaryStore(now: { Date(timeIntervalSince1970: 1_781_100_000) })
         defer { t.remove() }
@@ -62,7 +55,7 @@ struct RideCountTests {
             return (user, favourites[user]!.randomElement(using: &g)!, n)
         }
         try await t.store.pool.write { db in
-            try Self.addUsers(1...12, db)
+            try db.addRiders(users)
             for (user, ride, n) in logs {
                 try db.execute(sql: "INSERT INTO ride_logs (user_id, ride_id, ridden_at) VALUES (?, ?, ?)", arguments: [user, ride, n])
             }
@@ -98,7 +91,7 @@ struct RideCountTests {
             for (ride, type) in [("p.a", "coaster"), ("p.b", "coaster"), ("p.c", "flat")] {
                 try db.execute(sql: "INSERT INTO rides (id, park_id, name, type, status) VALUES (?, 'p', ?, ?, 'operating')", arguments: [ride, ride, type])
             }
-            try Self.addUsers(1...3, db)
+            try db.addRiders(1...3)
             for (n, (user, ride)) in [(1, "p.a"), (1, "p.a"), (1, "p.c"), (2, "p.b"), (2, "p.a"), (1, "p.b"), (3, "p.c")].enumerated() {
                 try db.execute(sql: "INSERT INTO ride_logs (user_id, ride_id, ridden_at) VALUES (?, ?, ?)", arguments: [user, ride, n])
             }
@@ -117,13 +110,7 @@ struct RideCountTests {
 struct RideCountPlanTests {
     @Test(arguments: [(Store.rideFacts, false), (Store.parkRideCounts, true)])
     func readsByKey(_ sql: String, inPark: Bool) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coasterlife-plans-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try Store(path: directory.appendingPathComponent("plans.sqlite").path)
-        defer { try? store.close() }
-        let plan = try await store.pool.read { db in
-            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: inPark ? [1, "cedar-point"] : [1]).map { $0["detail"] as String }
-        }
+        let plan = try await QueryPlanTests.plan(sql, inPark ? [1, "cedar-point"] : [1])
         #expect(plan.contains { $0.hasPrefix("SEARCH c USING PRIMARY KEY (user_id=?") }, "\(plan)")
         #expect(plan.allSatisfy { !$0.hasPrefix("SCAN") && !$0.contains("ride_logs") }, "\(plan)")
     }
