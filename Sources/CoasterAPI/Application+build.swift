@@ -26,6 +26,9 @@ public struct ServiceConfiguration: Sendable {
     /// Answer the hot read routes on the event loop (``FastLane``); `false` sends every request
     /// through the router, for comparison.
     public var fastLane = true
+    /// Messages a user may send a second, sustained, and in a burst.
+    public var messagesPerSecond: Double = 2
+    public var messageBurst = 20
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, databasePath: String, seedParksDirectory: String? = nil,
@@ -76,7 +79,7 @@ public struct Service: Sendable {
             metrics: configuration.metrics ?? ServiceMetrics(), now: now,
             fixRates: RequestRates(perSecond: location.fixRequestsPerSecond, burst: location.fixRequestBurst, now: now),
             nearbyRates: RequestRates(perSecond: location.nearbyRequestsPerSecond, burst: location.nearbyRequestBurst, now: now),
-            messageRates: RequestRates(perSecond: 2, burst: 20, now: now))
+            messageRates: RequestRates(perSecond: configuration.messagesPerSecond, burst: configuration.messageBurst, now: now))
     }
 
     /// What records fixes, for every route that takes them.

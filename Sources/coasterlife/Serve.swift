@@ -44,6 +44,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Nearby queries per user per second, sustained (bursts of 20 s worth, at least 10). Environment: COASTERLIFE_NEARBY_RATE.")
     var nearbyRate = Environment.value("COASTERLIFE_NEARBY_RATE").flatMap(Double.init) ?? 0.5
 
+    @Option(help: "Messages a user may send per second, sustained (bursts of 10 s worth). Environment: COASTERLIFE_MESSAGE_RATE.")
+    var messageRate = Environment.value("COASTERLIFE_MESSAGE_RATE").flatMap(Double.init) ?? 2
+
     @Option(help: "Seconds before one person may report the same ride's wait or status again. Environment: COASTERLIFE_REPORT_WINDOW.")
     var reportWindow = Environment.value("COASTERLIFE_REPORT_WINDOW").flatMap(Double.init) ?? WaitReportPolicy().window
 
@@ -59,7 +62,10 @@ struct Serve: AsyncParsableCommand {
         guard (0...65_535).contains(self.port) else { throw ValidationError("--port must be 0…65535") }
         guard (4...31).contains(self.bcryptCost) else { throw ValidationError("--bcrypt-cost must be 4…31") }
         guard (1...3600).contains(self.idleTimeout) else { throw ValidationError("--idle-timeout must be 1…3600 seconds") }
-        guard self.fixRate > 0, self.nearbyRate > 0 else { throw ValidationError("--fix-rate and --nearby-rate must be positive") }
+        // Bounded: the bursts are whole numbers of requests (`inf` would not convert).
+        for (name, rate) in [("--fix-rate", self.fixRate), ("--nearby-rate", self.nearbyRate), ("--message-rate", self.messageRate)] {
+            guard rate > 0, rate <= 1_000_000 else { throw ValidationError("\(name) must be more than 0 and at most 1000000, not \(rate)") }
+        }
         guard self.reportWindow.isFinite, (0...86_400).contains(self.reportWindow) else {
             throw ValidationError("--report-window must be 0…86400 seconds")
         }
@@ -91,11 +97,13 @@ struct Serve: AsyncParsableCommand {
         configuration.location.nearbyRequestsPerSecond = self.nearbyRate
         configuration.location.nearbyRequestBurst = max(10, Int(self.nearbyRate * 20))
         configuration.location.waits.window = self.reportWindow
+        configuration.messagesPerSecond = self.messageRate
+        configuration.messageBurst = max(1, Int(self.messageRate * 10))
         // Printed at start so an operator sees what is in force (there are no secrets among these).
         logger.info("configuration", metadata: [
             "database": "\(self.database.database)", "host": "\(self.host)", "port": "\(self.port)", "parks": "\(self.parks)",
             "log_level": "\(self.logLevel)", "bcrypt_cost": "\(self.bcryptCost)", "idle_timeout_s": "\(self.idleTimeout)",
-            "fix_rate": "\(self.fixRate)", "nearby_rate": "\(self.nearbyRate)",
+            "fix_rate": "\(self.fixRate)", "nearby_rate": "\(self.nearbyRate)", "message_rate": "\(self.messageRate)",
             "report_window_s": "\(self.reportWindow)", "executor": "\(self.executor)", "fast_lane": "\(self.fastLane)",
         ])
         let service = try await Service.open(configuration, logger: logger)

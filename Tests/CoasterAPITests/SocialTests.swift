@@ -201,6 +201,29 @@ struct SocialTests {
         }
     }
 
+    /// Each user may send a burst of messages, then waits (`serve --message-rate`): a 429 problem,
+    /// which leaves their friend's sending alone.
+    @Test func messagesBeyondTheBurstAreRefused() async throws {
+        let s = try await TestService { configuration in
+            configuration.messagesPerSecond = 0.001
+            configuration.messageBurst = 3
+        }
+        defer { s.remove() }
+        try await s.app().test(.router) { client in
+            let ann = try await client.register("ann")
+            let bob = try await client.register("bob")
+            try await client.befriend(ann, bob)
+            var statuses: [HTTPResponse.Status] = []
+            for n in 0..<5 {
+                let sent = try await client.send(.post, "/v1/messages/\(bob.id)", as: ann, json: ["body": "message \(n)"])
+                statuses.append(sent.status)
+                if sent.status == .tooManyRequests { try expectProblem(sent, .tooManyRequests, .tooManyRequests) }
+            }
+            #expect(statuses == [.created, .created, .created, .tooManyRequests, .tooManyRequests])
+            #expect(try await client.send(.post, "/v1/messages/\(ann.id)", as: bob, json: ["body": "Yes!"]).status == .created)
+        }
+    }
+
     @Test func messagesBetweenFriendsOnly() async throws {
         try await TestService.withApp { client in
             let ann = try await client.register("ann")

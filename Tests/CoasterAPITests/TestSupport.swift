@@ -16,9 +16,11 @@ struct TestService {
     let configuration: ServiceConfiguration
     let service: Service
 
-    /// - Parameter directory: reuse a database directory (to test a restart); a new one by default.
+    /// - Parameters:
+    ///   - directory: reuse a database directory (to test a restart); a new one by default.
+    ///   - configure: changes to the configuration `serve` options make.
     init(port: Int = 0, directory: URL? = nil, accounts: AccountPolicy = TestService.fastAccounts, location: LocationPolicy = LocationPolicy(),
-         clock: TestClock? = nil) async throws {
+         clock: TestClock? = nil, configure: (inout ServiceConfiguration) -> Void = { _ in }) async throws {
         self.directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("coasterlife-api-\(UUID().uuidString)")
         var configuration = ServiceConfiguration(
             host: "127.0.0.1", port: port, databasePath: self.directory.appendingPathComponent("api.sqlite").path,
@@ -28,6 +30,7 @@ struct TestService {
         // default, 30 s, is within what a full test run has made one wait); the idle-timeout
         // tests set their own.
         configuration.idleTimeout = .seconds(300)
+        configure(&configuration)
         self.configuration = configuration
         self.service = try await Service.open(self.configuration, logger: Logger(label: "test"))
     }
