@@ -356,10 +356,11 @@ extension Store {
         }
     }
 
-    /// A board's rows as pages show them: the tally and its user's names.
-    static let boardRows = """
-        SELECT t.user_id AS id, u.username, u.display_name, t.value, t.reached_at FROM tallies t JOIN users u ON u.id = t.user_id
-        """
+    /// A board's columns as pages show them: the tally `t` and its user `u`'s names.
+    static let boardColumns = "t.user_id AS id, u.username, u.display_name, t.value, t.reached_at"
+
+    /// A board's rows as pages show them.
+    static let boardRows = "SELECT \(boardColumns) FROM tallies t JOIN users u ON u.id = t.user_id"
 
     /// The users `:me` has blocked and those who blocked them, for `NOT IN (…)`.
     static let blockedEitherWay = "SELECT blocked FROM blocks WHERE blocker = :me UNION SELECT blocker FROM blocks WHERE blocked = :me"
@@ -367,7 +368,7 @@ extension Store {
     /// The viewer's and their friends' tallies on the board of `:metric`, `:scope`, `:period`.
     /// CROSS JOIN keeps the friend list outside: SQLite would otherwise walk the board.
     static let friendsBoard = """
-        SELECT t.user_id AS id, u.username, u.display_name, t.value, t.reached_at
+        SELECT \(boardColumns)
         FROM (SELECT :me AS id UNION SELECT CASE WHEN requester = :me THEN addressee ELSE requester END FROM friendships
               WHERE (requester = :me OR addressee = :me) AND status = 'accepted') f
         CROSS JOIN tallies t ON t.metric = :metric AND t.scope = :scope AND t.period = :period AND t.user_id = f.id

@@ -12,7 +12,8 @@ struct Load: AsyncParsableCommand {
         discussion: """
             The tokens file has one line per sampled user, `token lat lon park ride friend`: the user's \
             position, the park they stand in, a ride within wait-reporting reach and a friend they have \
-            a conversation with (`-` for none), for the wrk scripts in tools/bench. Registering a million users over HTTP is not the benchmark.
+            a conversation with (`-` for none), for the wrk scripts in tools/bench. Registering a \
+            million users over HTTP is not the benchmark.
             """)
 
     @OptionGroup var world: WorldOptions
@@ -85,8 +86,8 @@ struct Load: AsyncParsableCommand {
         try await store.bulkLogRides(logs) { print($0) }
         // Messages: each sampled user talks with one to five of their friends, a conversation
         // holding 1–300 messages (log-uniform: most short, some long) over the last 30 days, its
-        // last message unread one time in three. The route's cost follows a
-        // user's history, not the world's size, so only the users the scripts sign in as have one.
+        // last message unread one time in three. The routes' cost follows a user's history, not
+        // the world's size, so only the users the scripts sign in as have one.
         var messages: [BulkMessage] = []
         var partner: [UserID: UserID] = [:]
         for id in ids where sampled.contains(id) {
