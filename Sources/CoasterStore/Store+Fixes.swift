@@ -250,10 +250,12 @@ extension Store {
         }
     }
 
-    /// A rider's logged rides, newest first; `before` pages by entry id.
-    public func rideHistory(of user: UserID, limit: Int, before: Int64? = nil) async throws -> [RideLogEntry] {
+    /// A rider's logged rides, newest first; `before` pages by entry id. `nil` unless `viewer` is
+    /// the rider or an accepted friend of theirs (read in the same transaction).
+    public func rideHistory(of user: UserID, viewer: UserID, limit: Int, before: Int64? = nil) async throws -> [RideLogEntry]? {
         try await self.pool.read { db in
-            try Row.fetchAll(db.cachedStatement(sql: """
+            guard try Self.isSelfOrFriend(user, of: viewer, db) else { return nil }
+            return try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT l.id, l.ride_id, l.ridden_at, r.name, r.park_id FROM ride_logs l JOIN rides r ON r.id = l.ride_id
                 WHERE l.user_id = ? AND l.id < ? ORDER BY l.id DESC LIMIT ?
                 """), arguments: [user.rawValue, before ?? Int64.max, limit]).map {
@@ -263,14 +265,16 @@ extension Store {
         }
     }
 
-    /// How often a rider has ridden each ride of a park.
-    public func rideCounts(of user: UserID, in park: ParkID) async throws -> [RideID: Int] {
+    /// How often a rider has ridden each ride of a park, with the park's last load (what a kept
+    /// copy of its rides is checked against), or `nil` if there is no such park.
+    public func rideCounts(of user: UserID, in park: ParkID) async throws -> (counts: [RideID: Int], loadedAt: Date)? {
         try await self.pool.read { db in
+            guard let loadedAt = try Self.loadedAt(park, db) else { return nil }
             var counts: [RideID: Int] = [:]
             for row in try Row.fetchAll(db.cachedStatement(sql: Self.parkRideCounts), arguments: [user.rawValue, park.rawValue]) {
                 counts[RideID(rawValue: row["ride_id"])] = row["n"]
             }
-            return counts
+            return (counts, loadedAt)
         }
     }
 

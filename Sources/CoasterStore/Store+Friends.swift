@@ -42,27 +42,20 @@ extension Store {
     }
 
     /// Whether `viewer` may see `user`'s profile, photos and ride log: they are `user`, or an
-    /// accepted friend of theirs. Oneself needs no read of the store.
-    public func isSelfOrFriend(_ user: UserID, of viewer: UserID) async throws -> Bool {
-        if user == viewer { return true }
-        return try await self.pool.read { db in try Self.isSelfOrFriend(user, of: viewer, db) }
-    }
-
+    /// accepted friend of theirs. Oneself needs no read of the store. Read in the transaction
+    /// that reads what it guards, so a friendship ended meanwhile cannot let it through.
     static func isSelfOrFriend(_ user: UserID, of viewer: UserID, _ db: Database) throws -> Bool {
         try user == viewer || Self.relationship(viewer, user, db) == .friends
     }
 
     static func relationship(_ me: UserID, _ them: UserID, _ db: Database) throws -> Relationship {
-        if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM blocks WHERE blocker = ? AND blocked = ?)", arguments: [me.rawValue, them.rawValue]) == true {
-            return .blocking
-        }
-        if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM blocks WHERE blocker = ? AND blocked = ?)", arguments: [them.rawValue, me.rawValue]) == true {
-            return .blockedBy
-        }
-        guard let row = try Row.fetchOne(db, sql: """
+        let blocks = try db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM blocks WHERE blocker = ? AND blocked = ?)")
+        if try Bool.fetchOne(blocks, arguments: [me.rawValue, them.rawValue]) == true { return .blocking }
+        if try Bool.fetchOne(blocks, arguments: [them.rawValue, me.rawValue]) == true { return .blockedBy }
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: """
             SELECT requester, status FROM friendships
             WHERE (requester = :me AND addressee = :them) OR (requester = :them AND addressee = :me)
-            """, arguments: ["me": me.rawValue, "them": them.rawValue]) else { return .none }
+            """), arguments: ["me": me.rawValue, "them": them.rawValue]) else { return .none }
         if row["status"] as String == "accepted" { return .friends }
         return (row["requester"] as Int64) == me.rawValue ? .requestSent : .requestReceived
     }

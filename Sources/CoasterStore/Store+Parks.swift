@@ -14,6 +14,18 @@ public struct ParkSummary: Hashable, Sendable {
     public var importedAt: Date
 }
 
+/// When a park was last loaded: each load of it sets a new time, so a copy of what was read
+/// from it stands while its load is the same.
+public struct ParkLoad: Hashable, Sendable {
+    public var park: ParkID
+    public var loadedAt: Date
+
+    public init(park: ParkID, loadedAt: Date) {
+        self.park = park
+        self.loadedAt = loadedAt
+    }
+}
+
 /// What replacing a park changed.
 public struct ParkReplacement: Hashable, Sendable {
     public var park: ParkID
@@ -104,6 +116,16 @@ extension Store {
         }
     }
 
+    /// Every park's last load, by id: one short read that says whether a copy of the park list
+    /// is still what the store holds (the list itself reads every park's geometry).
+    public func parkLoads() async throws -> [ParkLoad] {
+        try await self.pool.read { db in
+            try Row.fetchAll(db.cachedStatement(sql: "SELECT id, imported_at FROM parks ORDER BY id")).map {
+                ParkLoad(park: ParkID(rawValue: $0[0]), loadedAt: Date(timeIntervalSince1970: $0[1]))
+            }
+        }
+    }
+
     /// One park with its zones and listed rides, or `nil` if there is no such park.
     public func park(_ id: ParkID) async throws -> ParkDefinition? {
         try await self.pool.read { db in try Self.definitions(db, park: id).first }
@@ -112,10 +134,7 @@ extension Store {
     /// When the park was last loaded (each load of it sets this anew), or `nil` if there is no
     /// such park: what a copy of the park made since then can be checked against.
     public func parkLoadedAt(_ id: ParkID) async throws -> Date? {
-        try await self.pool.read { db in
-            try Double.fetchOne(db.cachedStatement(sql: "SELECT imported_at FROM parks WHERE id = ?"), arguments: [id.rawValue])
-                .map(Date.init(timeIntervalSince1970:))
-        }
+        try await self.pool.read { db in try Self.loadedAt(id, db) }
     }
 
     /// Every park with its zones and listed rides: what the fence index is built from.
@@ -123,15 +142,22 @@ extension Store {
         try await self.pool.read { db in try Self.definitions(db, park: nil) }
     }
 
-    /// The listed rides of a park in file order, or `nil` if there is no such park.
-    public func rides(in park: ParkID) async throws -> [Ride]? {
+    /// The listed rides of a park in file order, with the park's last load (a copy of them stands
+    /// while it is the same), or `nil` if there is no such park.
+    public func rides(in park: ParkID) async throws -> (rides: [Ride], loadedAt: Date)? {
         try await self.pool.read { db in
-            guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM parks WHERE id = ?)", arguments: [park.rawValue]) == true
-            else { return nil }
-            return try RideRecord.fetchAll(
-                db, sql: "SELECT * FROM rides WHERE park_id = ? AND listed = 1 ORDER BY position", arguments: [park.rawValue]
+            guard let loadedAt = try Self.loadedAt(park, db) else { return nil }
+            let rides = try RideRecord.fetchAll(
+                db.cachedStatement(sql: "SELECT * FROM rides WHERE park_id = ? AND listed = 1 ORDER BY position"), arguments: [park.rawValue]
             ).map(\.ride)
+            return (rides, loadedAt)
         }
+    }
+
+    /// When `park` was last loaded, or `nil` if there is no such park.
+    static func loadedAt(_ park: ParkID, _ db: Database) throws -> Date? {
+        try Double.fetchOne(db.cachedStatement(sql: "SELECT imported_at FROM parks WHERE id = ?"), arguments: [park.rawValue])
+            .map(Date.init(timeIntervalSince1970:))
     }
 
     /// The parks whose boundary covers `position`, asked of SpatiaLite itself (R*Tree candidates,

@@ -198,8 +198,14 @@ extension Store {
         if !used { try? FileManager.default.removeItem(at: self.photoURL(sha256, format)) }
     }
 
-    public func photo(_ id: Int64) async throws -> Photo? {
-        try await self.pool.read { db in try Row.fetchOne(db, sql: "SELECT * FROM photos WHERE id = ?", arguments: [id]).map(Self.photo) }
+    /// A photo `viewer` may see (theirs, or an accepted friend's), or `nil`: no such photo and a
+    /// photo they may not see are one answer. One read for the photo and the friendship.
+    public func photo(_ id: Int64, viewer: UserID) async throws -> Photo? {
+        try await self.pool.read { db in
+            guard let photo = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM photos WHERE id = ?"), arguments: [id]).map(Self.photo),
+                  try Self.isSelfOrFriend(photo.owner, of: viewer, db) else { return nil }
+            return photo
+        }
     }
 
     /// The bytes of a stored photo.
@@ -207,11 +213,13 @@ extension Store {
         try Data(contentsOf: self.photoURL(photo.sha256, photo.format))
     }
 
-    /// A user's photos, newest first; `before` pages by photo id.
-    public func photos(of user: UserID, limit: Int, before: Int64?) async throws -> [Photo] {
+    /// A user's photos, newest first; `before` pages by photo id. `nil` unless `viewer` is the
+    /// user or an accepted friend of theirs (read in the same transaction).
+    public func photos(of user: UserID, viewer: UserID, limit: Int, before: Int64?) async throws -> [Photo]? {
         try await self.pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM photos WHERE user_id = ? AND id < ? ORDER BY id DESC LIMIT ?",
-                             arguments: [user.rawValue, before ?? Int64.max, limit]).map(Self.photo)
+            guard try Self.isSelfOrFriend(user, of: viewer, db) else { return nil }
+            return try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM photos WHERE user_id = ? AND id < ? ORDER BY id DESC LIMIT ?"),
+                                    arguments: [user.rawValue, before ?? Int64.max, limit]).map(Self.photo)
         }
     }
 
@@ -414,9 +422,11 @@ extension Store {
     }
 
     /// One conversation, newest first; `before` pages by message id. A page costs its length,
-    /// however long the conversation (``conversationPage``).
-    public func messages(of me: UserID, with other: UserID, limit: Int, before: Int64?) async throws -> [Message] {
+    /// however long the conversation (``conversationPage``). `nil` when `other` has blocked `me`
+    /// (read in the same transaction as the page).
+    public func messages(of me: UserID, with other: UserID, limit: Int, before: Int64?) async throws -> [Message]? {
         try await self.pool.read { db in
+            if try Self.relationship(me, other, db) == .blockedBy { return nil }
             let arguments: StatementArguments = ["me": me.rawValue, "other": other.rawValue, "before": before ?? Int64.max, "limit": limit]
             return try Row.fetchAll(try db.cachedStatement(sql: Self.conversationPage), arguments: arguments).map(Self.message)
         }

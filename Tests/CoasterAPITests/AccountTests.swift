@@ -407,6 +407,54 @@ struct AdminParkTests {
         }
     }
 
+    /// The park list is written once per set of loads and a park's rides are kept per load of
+    /// the park; a load the server did not make is seen at the next request, and so is a new
+    /// park. The list carries a strong ETag like the GeoJSON.
+    @Test func theParkListAndAParksRidesFollowLoadsFromOutsideTheServer() async throws {
+        let clock = TestClock()
+        try await TestService.withService(clock: clock) { service, client in
+            let ann = try await client.register("ann")
+            let store = service.service.store
+            func names() async throws -> [String] {
+                let list = try json(try await client.get("/v1/parks", as: ann).body)
+                return try #require(list["parks"] as? [[String: Any]]).compactMap { $0["name"] as? String }
+            }
+            func rides() async throws -> [String] {
+                let list = try json(try await client.get("/v1/parks/cedar-point/rides", as: ann).body)
+                return try #require(list["rides"] as? [[String: Any]]).compactMap { $0["name"] as? String }
+            }
+            let first = try await client.get("/v1/parks", as: ann)
+            let etag = try #require(first.headers[.eTag])
+            #expect(first.status == .ok && first.headers[.contentType] == "application/json; charset=utf-8")
+            #expect(try await client.get("/v1/parks", as: ann).body == first.body)
+            let kept = try await client.execute(uri: "/v1/parks", method: .get, headers: ann.auth + [.ifNoneMatch: etag]) { $0 }
+            #expect(kept.status == .notModified && kept.body.readableBytes == 0 && kept.headers[.eTag] == etag)
+            #expect(try await names() == (try await store.parkSummaries()).map(\.name))
+            let ridesBefore = try await rides()
+            #expect(ridesBefore.count > 10)
+
+            var definition = try #require(try await store.park(ParkID(rawValue: "cedar-point")))
+            definition.park.name = "Cedar Point, Loaded Elsewhere"
+            definition.rides[0].name = "Renamed Elsewhere"
+            clock.advance(1)
+            _ = try await store.replaceParks([definition])
+            let changed = try await client.execute(uri: "/v1/parks", method: .get, headers: ann.auth + [.ifNoneMatch: etag]) { $0 }
+            #expect(changed.status == .ok && changed.headers[.eTag] != etag)
+            #expect(try await names().contains("Cedar Point, Loaded Elsewhere"))
+            #expect(try await rides() == ["Renamed Elsewhere"] + ridesBefore.dropFirst())
+
+            // A new park changes the list, though no load time it had was replaced.
+            var copy = definition
+            copy.park.id = ParkID(rawValue: "cedar-point-copy")
+            copy.park.name = "A Copy"
+            copy.zones = []
+            copy.rides = []
+            _ = try await store.replaceParks([copy])
+            #expect(try await names() == (try await store.parkSummaries()).map(\.name))
+            #expect(try await names().contains("A Copy"))
+        }
+    }
+
     @Test func aBadFileIsRejectedWholeWithFeatureIndexAndNothingWritten() async throws {
         try await TestService.withService { service, client in
             let admin = try await service.admin("root", on: client)

@@ -27,7 +27,7 @@ struct ConversationTests {
 
     /// The kept rows equal what the messages say; every user's list is theirs without the
     /// blocked, newest first; every conversation read in pages of 3 is all its messages, newest
-    /// first.
+    /// first, unless the other side blocked the viewer.
     static func check(_ store: Store, users: [Int64], blocks: [(Int64, Int64)]) async throws {
         let (sides, kept, messages) = try await store.pool.read { db in
             let kept = try Row.fetchAll(db, sql: "SELECT * FROM conversations").map { row in
@@ -50,15 +50,19 @@ struct ConversationTests {
                     let (s, r): (Int64, Int64) = (m["sender"], m["recipient"])
                     return (s, r) == (viewer, other) || (s, r) == (other, viewer)
                 }.map { $0["id"] as Int64 }
+                // Someone who blocked the viewer is no one to them: no page at all.
+                let blockedBy = blocks.contains { $0 == (other, viewer) }
                 var paged: [Int64] = []
                 var before: Int64?
                 while true {
                     let page = try await store.messages(of: UserID(viewer), with: UserID(other), limit: 3, before: before)
+                    #expect((page == nil) == blockedBy, "\(viewer) with \(other): blocked by them")
+                    guard let page else { break }
                     paged += page.map(\.id)
                     guard page.count == 3, let last = page.last else { break }
                     before = last.id
                 }
-                #expect(paged == between, "\(viewer) with \(other)")
+                #expect(paged == (blockedBy ? [] : between), "\(viewer) with \(other)")
             }
         }
     }

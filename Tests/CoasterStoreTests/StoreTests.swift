@@ -99,7 +99,7 @@ struct StoreTests {
         let stored = try #require(try await t.store.park(cp.park.id))
         #expect(stored.park.name == "Cedar Point (renamed)")
         #expect(stored.zones.count == cp.zones.count)
-        #expect(try await t.store.rides(in: cp.park.id)?.contains { $0.id == removed.id } == false)
+        #expect(try await t.store.rides(in: cp.park.id)?.rides.contains { $0.id == removed.id } == false)
     }
 
     @Test func aFailingImportWritesNothing() async throws {

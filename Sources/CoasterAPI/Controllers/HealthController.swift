@@ -27,7 +27,7 @@ struct HealthController {
     /// Ready once the store answers and the fences are loaded.
     @Sendable func ready(_ request: Request, context: AppRequestContext) async throws -> Status {
         do {
-            _ = try await self.store.parkSummaries()
+            _ = try await self.store.parkLoads()
         } catch {
             context.logger.error("readiness check failed", metadata: ["error": "\(error)"])
             throw Problem(.notReady, status: .serviceUnavailable, title: "Not ready", detail: "The store does not answer.")

@@ -45,7 +45,8 @@ struct RidesController {
     @Sendable func history(_ request: Request, context: AppRequestContext) async throws -> RideHistoryResponse {
         let me = try context.requireIdentity()
         let (limit, before) = try request.paging()
-        return RideHistoryResponse(rides: try await self.store.rideHistory(of: me.id, limit: limit, before: before).map(RideLogWire.init))
+        let rides = try await self.store.rideHistory(of: me.id, viewer: me.id, limit: limit, before: before) ?? []
+        return RideHistoryResponse(rides: rides.map(RideLogWire.init))
     }
 
     @Sendable func stats(_ request: Request, context: AppRequestContext) async throws -> RiderStatsResponse {

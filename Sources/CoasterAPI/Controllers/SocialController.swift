@@ -67,13 +67,16 @@ struct SocialController {
     @Sendable func myPhotos(_ request: Request, context: AppRequestContext) async throws -> PhotoListResponse {
         let me = try context.requireIdentity()
         let (limit, before) = try request.paging()
-        return PhotoListResponse(photos: try await self.store.photos(of: me.id, limit: limit, before: before).map { PhotoWire($0) })
+        let photos = try await self.store.photos(of: me.id, viewer: me.id, limit: limit, before: before) ?? []
+        return PhotoListResponse(photos: photos.map { PhotoWire($0) })
     }
 
     @Sendable func userPhotos(_ request: Request, context: AppRequestContext) async throws -> PhotoListResponse {
-        let them = try await self.friendOrSelf(context)
+        let me = try context.requireIdentity()
+        let them = try FriendsController.userID(context)
         let (limit, before) = try request.paging()
-        return PhotoListResponse(photos: try await self.store.photos(of: them, limit: limit, before: before).map { PhotoWire($0) })
+        guard let photos = try await self.store.photos(of: them, viewer: me.id, limit: limit, before: before) else { throw FriendshipError.noSuchUser }
+        return PhotoListResponse(photos: photos.map { PhotoWire($0) })
     }
 
     /// The bytes, to the owner and their friends only, with a strong ETag (the content hash).
@@ -117,20 +120,11 @@ struct SocialController {
 
     /// A photo the viewer owns or a friend owns; anything else is "no such photo".
     func visiblePhoto(_ context: AppRequestContext, viewer: UserID) async throws -> Photo {
-        guard let photo = try await self.store.photo(try Self.photoID(context)) else { throw PhotoError.noSuchPhoto }
-        guard try await self.store.isSelfOrFriend(photo.owner, of: viewer) else { throw PhotoError.noSuchPhoto }
+        guard let photo = try await self.store.photo(try Self.photoID(context), viewer: viewer) else { throw PhotoError.noSuchPhoto }
         return photo
     }
 
     // MARK: Profiles
-
-    /// The `{userId}` of the route, if it is the caller or an accepted friend; else "no such user".
-    func friendOrSelf(_ context: AppRequestContext) async throws -> UserID {
-        let me = try context.requireIdentity()
-        let them = try FriendsController.userID(context)
-        guard try await self.store.isSelfOrFriend(them, of: me.id) else { throw FriendshipError.noSuchUser }
-        return them
-    }
 
     /// One read of the store (it read four times, relationship, user, statistics and badges, the
     /// rider's facts twice among them).
@@ -150,9 +144,9 @@ struct SocialController {
     /// shown only to a viewer who may see the friend's exact position.
     @Sendable func userRides(_ request: Request, context: AppRequestContext) async throws -> RideHistoryResponse {
         let me = try context.requireIdentity()
-        let them = try await self.friendOrSelf(context)
+        let them = try FriendsController.userID(context)
         let (limit, before) = try request.paging()
-        var rides = try await self.store.rideHistory(of: them, limit: limit, before: before)
+        guard var rides = try await self.store.rideHistory(of: them, viewer: me.id, limit: limit, before: before) else { throw FriendshipError.noSuchUser }
         if them != me.id {
             let now = self.now()
             let friend = try await self.people.person(loading: them)
@@ -238,8 +232,8 @@ struct SocialController {
         let me = try context.requireIdentity()
         let other = try FriendsController.userID(context)
         let (limit, before) = try request.paging()
-        if try await self.store.relationship(of: me.id, to: other) == .blockedBy { throw FriendshipError.noSuchUser }
-        return MessageListResponse(messages: try await self.store.messages(of: me.id, with: other, limit: limit, before: before).map(MessageWire.init))
+        guard let page = try await self.store.messages(of: me.id, with: other, limit: limit, before: before) else { throw FriendshipError.noSuchUser }
+        return MessageListResponse(messages: page.map(MessageWire.init))
     }
 
     @Sendable func markRead(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
