@@ -499,6 +499,15 @@ enum Migrations {
                 """)
         }
 
+        migrator.registerMigration("2026-11-24 visits by user and park") { db in
+            // The parks a rider has visited (a badge fact, on every ride logged, stats and profile
+            // page) were counted from all their visits, each row read from the table: 0.94 ms for
+            // a rider with 3,000 visits, 6.8 ms with 20,000. On this index they are found one park
+            // after another (``Store/parksVisited``), whatever the visits; a photo's park tag is
+            // checked on it too.
+            try db.execute(sql: "CREATE INDEX visits_by_park ON visits(user_id, park_id)")
+        }
+
         return migrator
     }
 }

@@ -286,11 +286,22 @@ extension Store {
     /// A rider's facts, for badge rules.
     static func riderFacts(_ user: UserID, _ db: Database) throws -> RiderFacts {
         let row = try Row.fetchOne(db.cachedStatement(sql: Self.rideFacts), arguments: [user.rawValue])!
-        let parks = try Int.fetchOne(db.cachedStatement(sql: "SELECT count(DISTINCT park_id) FROM visits WHERE user_id = ?"),
-                                     arguments: [user.rawValue]) ?? 0
+        let parks = try Int.fetchOne(db.cachedStatement(sql: Self.parksVisited), arguments: ["user": user.rawValue]) ?? 0
         return RiderFacts(totalRides: row["total"], coasterCredits: row["credits"], parksVisited: parks, mostRidesOfOneRide: row["most"],
                           distinctRides: row["distinct_rides"])
     }
+
+    /// How many parks a rider has visited: each park found after the last on the index of visits
+    /// by user and park, one search a park, however many visits there were (a count of the
+    /// distinct parks read every visit).
+    static let parksVisited = """
+        WITH RECURSIVE seen(park) AS (
+            SELECT (SELECT min(park_id) FROM visits WHERE user_id = :user)
+            UNION ALL
+            SELECT (SELECT min(park_id) FROM visits WHERE user_id = :user AND park_id > seen.park) FROM seen WHERE seen.park IS NOT NULL
+        )
+        SELECT count(park) FROM seen
+        """
 
     /// A rider's ride facts from how often they have ridden each ride (`ride_counts`, kept by
     /// triggers on `ride_logs`): one row a ride they have ridden, not one a ride log.

@@ -105,7 +105,8 @@ struct RideCountTests {
     }
 }
 
-/// A rider's facts read the rides they have ridden, not their ride logs.
+/// A rider's facts read the rides they have ridden, not their ride logs, and the parks they
+/// have visited, not their visits.
 @Suite("Ride count query plans")
 struct RideCountPlanTests {
     @Test(arguments: [(Store.rideFacts, false), (Store.parkRideCounts, true)])
@@ -113,5 +114,62 @@ struct RideCountPlanTests {
         let plan = try await QueryPlanTests.plan(sql, inPark ? [1, "cedar-point"] : [1])
         #expect(plan.contains { $0.hasPrefix("SEARCH c USING PRIMARY KEY (user_id=?") }, "\(plan)")
         #expect(plan.allSatisfy { !$0.hasPrefix("SCAN") && !$0.contains("ride_logs") }, "\(plan)")
+    }
+
+    @Test func parksVisitedSearchesOneParkAfterAnother() async throws {
+        let plan = try await QueryPlanTests.plan(Store.parksVisited, ["user": 1])
+        #expect(plan.contains("SEARCH visits USING COVERING INDEX visits_by_park (user_id=? AND park_id>?)"), "\(plan)")
+        // The only scans are of the parks found so far.
+        #expect(plan.allSatisfy { !$0.hasPrefix("SCAN") || ["SCAN seen", "SCAN CONSTANT ROW"].contains($0) }, "\(plan)")
+    }
+}
+
+/// The parks a rider has visited, one park after another on the index, against a count of the
+/// distinct parks of their visits.
+@Suite("Parks visited")
+struct ParksVisitedTests {
+    @Test func parksVisitedIsTheDistinctParksOfEveryVisit() async throws {
+        let t = try TemporaryStore(now: { Date(timeIntervalSince1970: 1_781_100_000) })
+        defer { t.remove() }
+        // The three parks and three copies of each (no zones, no rides): twelve to visit.
+        var parks: [ParkID] = []
+        for id in Parks.all {
+            let definition = try Parks.definition(id)
+            var copies = [definition]
+            for n in 1...3 {
+                var copy = definition
+                copy.park.id = ParkID(rawValue: "\(id)-\(n)")
+                copy.zones = []
+                copy.rides = []
+                copies.append(copy)
+            }
+            _ = try await t.store.replaceParks(copies)
+            parks += copies.map(\.park.id)
+        }
+        var g = SeededGenerator(seed: 20261124)
+        let users = Array(Int64(1)...12)
+        // Rider 1 never visits; the rest visit a few of the parks or all of them, often again.
+        let visits = (0..<1200).map { n in
+            let user = users.dropFirst().randomElement(using: &g)!
+            return (user, parks.prefix(Int(user) % parks.count + 1).randomElement(using: &g)!, n)
+        }
+        try await t.store.pool.write { db in
+            try db.addRiders(users)
+            for (user, park, n) in visits {
+                try db.execute(sql: """
+                    INSERT INTO visits (user_id, park_id, how, entered_at, left_at, last_evidence_at) VALUES (?, ?, 'automatic', ?, ?, ?)
+                    """, arguments: [user, park.rawValue, n, n + 1, n + 1])
+            }
+        }
+        let all = parks.count
+        try await t.store.pool.read { db in
+            var counts: Set<Int> = []
+            for user in users {
+                let want = try Int.fetchOne(db, sql: "SELECT count(DISTINCT park_id) FROM visits WHERE user_id = ?", arguments: [user])!
+                #expect(try Store.riderFacts(UserID(user), db).parksVisited == want, "\(user)")
+                counts.insert(want)
+            }
+            #expect(counts.contains(0) && counts.contains(all) && counts.count > 5, "\(counts.sorted())")
+        }
     }
 }
