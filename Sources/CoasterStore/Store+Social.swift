@@ -61,6 +61,31 @@ public struct LeaderboardEntry: Hashable, Sendable {
     public var rank: Int
     public var user: UserSummary
     public var value: Int
+    /// When the rider reached `value` (seconds since 1970): ties go to who got there first.
+    public var reachedAt: Double
+
+    /// Where the entry stands in the board's order: what a page after it starts from.
+    public var position: LeaderboardPosition { LeaderboardPosition(value: self.value, reachedAt: self.reachedAt, user: self.user.id) }
+}
+
+/// A place in a leaderboard's order (higher value first, then who reached it first, then the
+/// lower id): where a page continues. Any place will do, one whose rider has since left the
+/// board or moved too.
+public struct LeaderboardPosition: Hashable, Sendable {
+    public var value: Int
+    public var reachedAt: Double
+    public var user: UserID
+
+    public init(value: Int, reachedAt: Double, user: UserID) {
+        self.value = value
+        self.reachedAt = reachedAt
+        self.user = user
+    }
+
+    /// Whether `self` comes before `other` on the board.
+    public func precedes(_ other: LeaderboardPosition) -> Bool {
+        (other.value, self.reachedAt, self.user.rawValue) < (self.value, other.reachedAt, other.user.rawValue)
+    }
 }
 
 public struct EarnedBadge: Hashable, Sendable {
@@ -337,14 +362,18 @@ extension Store {
 
     /// One page of a leaderboard, best first; ties go to who got there first, then the lower id.
     /// Users blocked by or blocking `viewer` are left out. The viewer's own entry (if they are on
-    /// the board) comes with every page, ranked the same way.
+    /// the board) comes with every page, ranked the same way. A page starts `offset` entries in,
+    /// or right after a place on the board (`after`, the last entry's ``LeaderboardEntry/position``
+    /// of the page before).
     ///
     /// What each part costs, whatever the board's size: the friends' board is read from the
     /// friend list (one lookup a friend, sorted here); a global or park page is a range of the
-    /// rank index (`offset + limit` entries); the viewer's rank on it is a few sums of
+    /// rank index (`offset + limit` entries, or `limit` after a place: the way to walk a large
+    /// board); the viewer's rank, and the first rank of a page after a place, is a few sums of
     /// `tally_counts` and a count within one minute (``TallyCounts``), less the blocked riders
-    /// ranked above them, each looked up.
-    public func leaderboard(_ query: LeaderboardQuery, viewer: UserID, limit: Int, offset: Int) async throws -> (entries: [LeaderboardEntry], mine: LeaderboardEntry?) {
+    /// ranked above, each looked up.
+    public func leaderboard(_ query: LeaderboardQuery, viewer: UserID, limit: Int, offset: Int,
+                            after: LeaderboardPosition? = nil) async throws -> (entries: [LeaderboardEntry], mine: LeaderboardEntry?) {
         let period = Periods.key(query.window, self.now())
         return try await self.pool.read { db in
             let scope: String
@@ -354,26 +383,52 @@ extension Store {
             }
             let arguments: StatementArguments = ["metric": query.metric.key, "scope": scope, "period": period, "me": viewer.rawValue]
             if query.scope == .friends {
-                return try Self.friendsLeaderboard(of: viewer, arguments, limit: limit, offset: offset, db)
+                return try Self.friendsLeaderboard(of: viewer, arguments, limit: limit, offset: offset, after: after, db)
             }
-            let page = try db.cachedStatement(sql: """
-                \(Self.boardRows) WHERE t.metric = :metric AND t.scope = :scope AND t.period = :period
-                    AND t.user_id NOT IN (\(Self.blockedEitherWay))
-                ORDER BY t.value DESC, t.reached_at, t.user_id LIMIT :limit OFFSET :offset
-                """)
-            let rows = try Row.fetchAll(page, arguments: arguments + ["limit": limit, "offset": offset])
-            let entries = rows.enumerated().map { i, row in
-                LeaderboardEntry(rank: offset + i + 1, user: Self.summary(row), value: row["value"])
+            var entries: [LeaderboardEntry]
+            if let after {
+                let rows = try Row.fetchAll(db.cachedStatement(sql: Self.boardPageAfter), arguments: arguments + [
+                    "value": after.value, "reached": after.reachedAt, "rider": after.user.rawValue, "limit": limit,
+                ])
+                entries = rows.map { Self.entry($0, rank: 0) }
+                if let first = entries.first {
+                    let ahead = try TallyCounts.ahead(first.position, arguments, db)
+                    for i in entries.indices { entries[i].rank = ahead + i + 1 }
+                }
+            } else {
+                let page = try db.cachedStatement(sql: """
+                    \(Self.boardRows) WHERE t.metric = :metric AND t.scope = :scope AND t.period = :period
+                        AND t.user_id NOT IN (\(Self.blockedEitherWay))
+                    ORDER BY t.value DESC, t.reached_at, t.user_id LIMIT :limit OFFSET :offset
+                    """)
+                let rows = try Row.fetchAll(page, arguments: arguments + ["limit": limit, "offset": offset])
+                entries = rows.enumerated().map { i, row in Self.entry(row, rank: offset + i + 1) }
             }
             let mine = try db.cachedStatement(sql: """
                 \(Self.boardRows) WHERE t.metric = :metric AND t.scope = :scope AND t.period = :period AND t.user_id = :me
                 """)
-            guard let me = try Row.fetchOne(mine, arguments: arguments) else { return (entries, nil) }
-            let value: Int = me["value"]
-            let above = try TallyCounts.ahead(value: value, reachedAt: me["reached_at"], arguments, db)
-            return (entries, LeaderboardEntry(rank: above + 1, user: Self.summary(me), value: value))
+            guard let row = try Row.fetchOne(mine, arguments: arguments) else { return (entries, nil) }
+            var me = Self.entry(row, rank: 0)
+            me.rank = try TallyCounts.ahead(me.position, arguments, db) + 1
+            return (entries, me)
         }
     }
+
+    static func entry(_ row: Row, rank: Int) -> LeaderboardEntry {
+        LeaderboardEntry(rank: rank, user: Self.summary(row), value: row["value"], reachedAt: row["reached_at"])
+    }
+
+    /// A page of a global or park board after a place (`:value`, `:reached`, `:rider`): the
+    /// riders tied on its value after it, then those of lower values, each a range of the rank
+    /// index in its order, merged until the page is full. A page costs its length, however deep.
+    static let boardPageAfter = """
+        \(boardRows) WHERE t.metric = :metric AND t.scope = :scope AND t.period = :period
+            AND t.value = :value AND (t.reached_at, t.user_id) > (:reached, :rider) AND t.user_id NOT IN (\(blockedEitherWay))
+        UNION ALL
+        \(boardRows) WHERE t.metric = :metric AND t.scope = :scope AND t.period = :period
+            AND t.value < :value AND t.user_id NOT IN (\(blockedEitherWay))
+        ORDER BY value DESC, reached_at, id LIMIT :limit
+        """
 
     /// A board's columns as pages show them: the tally `t` and its user `u`'s names.
     static let boardColumns = "t.user_id AS id, u.username, u.display_name, t.value, t.reached_at"
@@ -398,13 +453,13 @@ extension Store {
     /// The board of the viewer and their friends: each one's tally looked up by the friend list
     /// (a board filtered by friends would walk every rider ranked above the last friend), sorted
     /// and ranked here.
-    private static func friendsLeaderboard(of viewer: UserID, _ arguments: StatementArguments, limit: Int, offset: Int, _ db: Database) throws
-        -> (entries: [LeaderboardEntry], mine: LeaderboardEntry?) {
-        let rows = try Row.fetchAll(db.cachedStatement(sql: Self.friendsBoard), arguments: arguments)
-        let ranked = rows.map { (row: $0, value: $0["value"] as Int, reached: $0["reached_at"] as Double, id: $0["id"] as Int64) }
-            .sorted { ($1.value, $0.reached, $0.id) < ($0.value, $1.reached, $1.id) }
-        let entries = ranked.enumerated().map { LeaderboardEntry(rank: $0 + 1, user: Self.summary($1.row), value: $1.value) }
-        return (Array(entries.dropFirst(offset).prefix(limit)), entries.first { $0.user.id == viewer })
+    private static func friendsLeaderboard(of viewer: UserID, _ arguments: StatementArguments, limit: Int, offset: Int,
+                                           after: LeaderboardPosition?, _ db: Database) throws -> (entries: [LeaderboardEntry], mine: LeaderboardEntry?) {
+        var entries = try Row.fetchAll(db.cachedStatement(sql: Self.friendsBoard), arguments: arguments).map { Self.entry($0, rank: 0) }
+        entries.sort { $0.position.precedes($1.position) }
+        for i in entries.indices { entries[i].rank = i + 1 }
+        let start = after.map { after in entries.firstIndex { after.precedes($0.position) } ?? entries.endIndex } ?? offset
+        return (Array(entries.dropFirst(start).prefix(limit)), entries.first { $0.user.id == viewer })
     }
 
     // MARK: Messages
@@ -542,7 +597,7 @@ enum TallyCounts {
     /// the slot's own test decides.
     static let within = """
         SELECT count(*) FROM tallies WHERE \(board) AND value = :value AND reached_at <= :reached AND reached_at >= :from
-            AND CAST(max(reached_at, 0) / 60 AS INTEGER) = :minute AND (reached_at < :reached OR user_id < :me)
+            AND CAST(max(reached_at, 0) / 60 AS INTEGER) = :minute AND (reached_at < :reached OR user_id < :rider)
         """
 
     /// The blocked riders ahead: they are few, each one's tally looked up (CROSS JOIN keeps the
@@ -550,18 +605,18 @@ enum TallyCounts {
     static let blockedAhead = """
         SELECT count(*) FROM (\(Store.blockedEitherWay)) b CROSS JOIN tallies t
             ON t.metric = :metric AND t.scope = :scope AND t.period = :period AND t.user_id = b.blocked
-        WHERE t.value > :value OR (t.value = :value AND (t.reached_at < :reached OR (t.reached_at = :reached AND t.user_id < :me)))
+        WHERE t.value > :value OR (t.value = :value AND (t.reached_at < :reached OR (t.reached_at = :reached AND t.user_id < :rider)))
         """
 
-    /// Riders of the board in `arguments` (`:metric`, `:scope`, `:period`) ranked ahead of the
-    /// rider `:me`, whose tally is `value` reached at `reachedAt`, less those blocked either way.
-    static func ahead(value: Int, reachedAt: Double, _ arguments: StatementArguments, _ db: Database) throws -> Int {
-        let (day, hour, minute) = Self.slots(reachedAt)
+    /// Riders of the board in `arguments` (`:metric`, `:scope`, `:period`) ranked ahead of a
+    /// place on it, less those blocked either way by the viewer `:me`.
+    static func ahead(_ place: LeaderboardPosition, _ arguments: StatementArguments, _ db: Database) throws -> Int {
+        let (day, hour, minute) = Self.slots(place.reachedAt)
         let sums = try db.cachedStatement(sql: Self.sums)
         let within = try db.cachedStatement(sql: Self.within)
         let blocked = try db.cachedStatement(sql: Self.blockedAhead)
         let all = arguments + [
-            "value": value, "reached": reachedAt, "day": day, "hour": hour, "minute": minute,
+            "value": place.value, "reached": place.reachedAt, "rider": place.user.rawValue, "day": day, "hour": hour, "minute": minute,
             "from": minute == 0 ? -Double.greatestFiniteMagnitude : Double(minute) * 60 - 1,
         ]
         let counted = try Double.fetchOne(sums, arguments: all) ?? 0

@@ -181,6 +181,24 @@ struct SocialTests {
             let park = try json(try await client.get("/v1/leaderboards/rides?scope=park&park=cedar-point&limit=1&offset=1", as: bob).body)
             #expect((park["entries"] as? [[String: Any]])?.first?["rank"] as? Int == 2)
             try expectProblem(try await client.get("/v1/leaderboards/rides?window=decade", as: bob), .badRequest, .invalidParameter)
+            // Walked one entry a page, each after the page before's `next`: the same entries and
+            // ranks; the last page is short and has no next.
+            var walked: [[String: Any]] = []
+            var next: String? = nil
+            repeat {
+                let target = "/v1/leaderboards/rides?scope=global&window=week&limit=1" + (next.map { "&after=\($0)" } ?? "")
+                let page = try json(try await client.get(target, as: ann).body)
+                walked += try #require(page["entries"] as? [[String: Any]])
+                next = page["next"] as? String
+                #expect((page["me"] as? [String: Any])?["rank"] as? Int == 2)
+            } while next != nil
+            #expect(walked.map { ($0["user"] as? [String: Any])?["username"] as? String } == ["eve", "ann", "bob"])
+            #expect(walked.map { $0["rank"] as? Int } == [1, 2, 3])
+            for bad in ["x", "1_2", "1_2_3_4", "1_nan_3", "1_inf_3", "_1_2", "1.5_2_3", "1_2_x", "1_2_3&offset=0"] {
+                let response = try await client.get("/v1/leaderboards/rides?after=\(bad)", as: ann)
+                let problem = try expectProblem(response, .badRequest, .invalidParameter)
+                #expect((problem["detail"] as? String)?.contains("after") == true, "\(bad)")
+            }
             // Blocking removes the blocked from the blocker's boards.
             _ = try await client.send(.put, "/v1/blocks/\(eve.id)", as: ann)
             let after = try json(try await client.get("/v1/leaderboards/rides", as: ann).body)

@@ -77,8 +77,38 @@ struct LeaderboardTests {
                 #expect(page.entries.map(\.user.id.rawValue) == Array(want.dropFirst(2).prefix(3)).map(\.user))
                 #expect(page.entries.map(\.rank) == Array(3..<(3 + page.entries.count)))
                 #expect(page.mine == whole.mine)
+                // Walked in pages of 2, each after the last entry of the one before: the whole board.
+                var walked: [LeaderboardEntry] = []
+                var after: LeaderboardPosition?
+                repeat {
+                    let next = try await store.leaderboard(query, viewer: UserID(viewer), limit: 2, offset: 0, after: after)
+                    #expect(next.mine == whole.mine)
+                    walked += next.entries
+                    after = next.entries.count == 2 ? next.entries.last?.position : nil
+                } while after != nil
+                #expect(walked == whole.entries, "\(scope) of \(viewer), walked")
+                // After any place, riders on the board or not: what follows it, ranked as on the whole
+                // board (for the viewers with blocks and some others: a few thousand pages).
+                for place in Self.places(board) where !blocked.isEmpty || viewer % 5 == 0 {
+                    let rest = try await store.leaderboard(query, viewer: UserID(viewer), limit: 4, offset: 0, after: place)
+                    #expect(rest.entries == Array(whole.entries.filter { place.precedes($0.position) }.prefix(4)), "\(scope) of \(viewer) after \(place)")
+                }
             }
         }
+    }
+
+    /// Places to page after: every rider's own (the blocked ones' too), and places between and
+    /// beyond them: a moment later, a higher id, a value no one has.
+    static func places(_ board: [Tally]) -> [LeaderboardPosition] {
+        var places: [LeaderboardPosition] = []
+        for t in board {
+            places.append(LeaderboardPosition(value: t.value, reachedAt: t.reached, user: UserID(t.user)))
+            places.append(LeaderboardPosition(value: t.value, reachedAt: t.reached, user: UserID(t.user + 100)))
+            places.append(LeaderboardPosition(value: t.value, reachedAt: t.reached.nextUp, user: UserID(0)))
+        }
+        places.append(LeaderboardPosition(value: 99, reachedAt: 0, user: UserID(1)))
+        places.append(LeaderboardPosition(value: 0, reachedAt: 0, user: UserID(1)))
+        return places
     }
 
     @Test func ranksAreEveryRiderSortedWithTheBlockedLeftOut() async throws {

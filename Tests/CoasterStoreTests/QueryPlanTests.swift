@@ -47,14 +47,20 @@ struct LeaderboardPlanTests {
         (TallyCounts.within, "SEARCH tallies USING COVERING INDEX tallies_rank (metric=? AND scope=? AND period=? AND value=? AND reached_at>? AND reached_at<?)"),
         // ... and the blocked riders' own tallies.
         (TallyCounts.blockedAhead, "SEARCH t USING INDEX sqlite_autoindex_tallies_1 (metric=? AND scope=? AND period=? AND user_id=?)"),
+        // A page after a place: the riders tied with it after it, then the lower values, merged.
+        (Store.boardPageAfter, "SEARCH t USING COVERING INDEX tallies_rank (metric=? AND scope=? AND period=? AND value=? AND (reached_at,user_id)>(?,?))"),
+        (Store.boardPageAfter, "SEARCH t USING COVERING INDEX tallies_rank (metric=? AND scope=? AND period=? AND value<?)"),
+        (Store.boardPageAfter, "MERGE (UNION ALL)"),
     ])
     func readsByKey(_ sql: String, _ step: String) async throws {
         let plan = try await QueryPlanTests.plan(sql, [
-            "metric": "rides", "scope": "global", "period": "all", "me": 1, "value": 3, "reached": 1e9, "from": 1e9 - 60,
+            "metric": "rides", "scope": "global", "period": "all", "me": 1, "rider": 2, "value": 3, "reached": 1e9, "from": 1e9 - 60, "limit": 50,
             "day": 11574, "hour": 277777, "minute": 16666666,
         ])
         #expect(plan.contains(step), "\(plan)")
-        // Scans only of the friend or block list a subquery made, or of the one row of the sums.
+        // Scans only of the friend or block list a subquery made, or of the one row of the sums;
+        // no sort.
         #expect(plan.allSatisfy { !$0.hasPrefix("SCAN") || ["SCAN f", "SCAN b", "SCAN CONSTANT ROW"].contains($0) }, "\(plan)")
+        #expect(!plan.contains { $0.contains("FOR ORDER BY") }, "\(plan)")
     }
 }

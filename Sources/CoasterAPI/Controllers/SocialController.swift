@@ -202,10 +202,18 @@ struct SocialController {
             guard let n = Int(text), (0...100_000).contains(n) else { throw Problem.invalidParameter("offset", "0…100000") }
             offset = n
         }
+        // A page after a place costs its length however deep; an offset walks every entry before it.
+        var after: LeaderboardPosition?
+        if let text = query["after"] {
+            guard query["offset"] == nil else { throw Problem.invalidParameter("after", "give offset or after, not both") }
+            guard let place = LeaderboardPosition(cursor: text) else { throw Problem.invalidParameter("after", "the next cursor of an earlier page") }
+            after = place
+        }
         let (limit, _) = try request.paging()
         let (entries, mine) = try await self.store.leaderboard(LeaderboardQuery(metric: metric, scope: scope, window: window), viewer: me.id,
-                                                               limit: limit, offset: offset)
-        return LeaderboardResponse(entries: entries.map(LeaderboardResponse.Entry.init), me: mine.map(LeaderboardResponse.Entry.init))
+                                                               limit: limit, offset: offset, after: after)
+        return LeaderboardResponse(entries: entries.map(LeaderboardResponse.Entry.init), me: mine.map(LeaderboardResponse.Entry.init),
+                                   next: entries.count == limit ? entries.last?.position.cursor : nil)
     }
 
     // MARK: Messages

@@ -82,6 +82,21 @@ struct LeaderboardResponse: ResponseEncodable, Sendable {
     var entries: [Entry]
     /// The caller's own place, when they are on this board at all.
     var me: Entry?
+    /// Where the next page starts (`after=`), when this page is full.
+    var next: String?
+}
+
+extension LeaderboardPosition {
+    /// A place as the `after` parameter gives it: `value_reachedAt_userId`. Clients pass back the
+    /// `next` of a page; the time's shortest decimal form reads back as the same `Double`.
+    var cursor: String { "\(self.value)_\(self.reachedAt)_\(self.user.rawValue)" }
+
+    init?(cursor: some StringProtocol) {
+        let parts = cursor.split(separator: "_", omittingEmptySubsequences: false)
+        guard parts.count == 3, let value = Int(parts[0]), let reachedAt = Double(parts[1]), reachedAt.isFinite,
+              let user = Int64(parts[2]) else { return nil }
+        self.init(value: value, reachedAt: reachedAt, user: UserID(user))
+    }
 }
 
 struct MessageWire: Encodable, Sendable, ResponseEncodable {
