@@ -157,20 +157,31 @@ extension Store {
     public func friends(of me: UserID) async throws -> [FriendListing] {
         let now = self.now()
         return try await self.pool.read { db in
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT u.*, f.accepted_at FROM friendships f
-                JOIN users u ON u.id = CASE WHEN f.requester = :me THEN f.addressee ELSE f.requester END
-                WHERE (f.requester = :me OR f.addressee = :me) AND f.status = 'accepted'
-                ORDER BY u.display_name COLLATE NOCASE, u.username
-                """, arguments: ["me": me.rawValue])
-            return try rows.map { row in
-                let visible = try Self.sharing(row, db).visibility(to: me, at: now) != nil
+            try Row.fetchAll(db.cachedStatement(sql: Self.friendList), arguments: ["me": me.rawValue]).map { row in
+                let towardsMe = row["o_hidden"] == nil ? [:] : [me: SharingOverride(
+                    precision: (row["o_precision"] as String?).flatMap(Precision.init(rawValue:)), hidden: row["o_hidden"])]
+                let sharing = SharingSettings(ghost: Self.ghostMode(row), precision: Precision(rawValue: row["precision"]) ?? .exact,
+                                              overrides: towardsMe)
+                let visible = sharing.visibility(to: me, at: now) != nil
                 return FriendListing(
                     user: Self.summary(row), since: Date(timeIntervalSince1970: row["accepted_at"] ?? 0),
                     lastSeen: visible ? (row["last_seen_at"] as Double?).map(Date.init(timeIntervalSince1970:)) : nil)
             }
         }
     }
+
+    /// The friend list (``friends(of:)``): each friend with their sharing and their override
+    /// towards `:me` alone, in one statement (it read every friend's overrides, towards everyone,
+    /// one statement a friend).
+    static let friendList = """
+        SELECT u.id, u.username, u.display_name, u.ghost, u.ghost_until, u.precision, u.last_seen_at, f.accepted_at,
+               o.precision AS o_precision, o.hidden AS o_hidden
+        FROM friendships f
+        JOIN users u ON u.id = CASE WHEN f.requester = :me THEN f.addressee ELSE f.requester END
+        LEFT JOIN sharing_overrides o ON o.user_id = u.id AND o.friend_id = :me
+        WHERE (f.requester = :me OR f.addressee = :me) AND f.status = 'accepted'
+        ORDER BY u.display_name COLLATE NOCASE, u.username
+        """
 
     /// Pending requests to and from `me`, newest first.
     public func friendRequests(of me: UserID) async throws -> (incoming: [FriendRequestListing], outgoing: [FriendRequestListing]) {

@@ -326,11 +326,25 @@ struct FriendTests {
             let friends = try #require(try json(try await client.get("/v1/friends", as: a).body)["friends"] as? [[String: Any]])
             #expect(friends.first?["lastSeen"] == nil)
             #expect(friends.first?["online"] as? Bool == false)
-            // A per-friend override: hidden from Ann only, even with ghost mode off.
+            // A per-friend override: hidden from Carl only, even with ghost mode off; then from Ann.
             _ = try await client.send(.patch, "/v1/me", as: b, json: ["sharing": ["ghost": ["mode": "off"]]])
+            let c = try await client.register("carl")
+            try await client.befriend(c, b)
+            #expect(try await client.send(.put, "/v1/friends/\(c.id)/sharing", as: b, json: ["hidden": true]).status == .noContent)
+            func bobSeen(by viewer: TestUser) async throws -> Bool {
+                let friends = try #require(try json(try await client.get("/v1/friends", as: viewer).body)["friends"] as? [[String: Any]])
+                return try #require(friends.first { $0["username"] as? String == "bob" })["lastSeen"] != nil
+            }
+            #expect(try await bobSeen(by: a))
+            #expect(try await !bobSeen(by: c))
             #expect(try await client.send(.put, "/v1/friends/\(a.id)/sharing", as: b, json: ["hidden": true]).status == .noContent)
             let again = try #require(try json(try await client.get("/v1/friends", as: a).body)["friends"] as? [[String: Any]])
             #expect(again.first?["lastSeen"] == nil)
+            // A friend's override towards Ann decides, not Ann's own towards them.
+            #expect(try await client.send(.put, "/v1/friends/\(b.id)/sharing", as: c, json: ["hidden": true]).status == .noContent)
+            #expect(try await !bobSeen(by: c))
+            #expect(try await client.send(.delete, "/v1/friends/\(c.id)/sharing", as: b).status == .noContent)
+            #expect(try await bobSeen(by: c))
             let me = try json(try await client.get("/v1/me", as: b).body)
             let overrides = try #require((me["sharing"] as? [String: Any])?["overrides"] as? [[String: Any]])
             #expect(overrides.first?["hidden"] as? Bool == true)
