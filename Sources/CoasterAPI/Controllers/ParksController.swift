@@ -15,7 +15,7 @@ struct ParksController {
     /// Each park's listed rides as last read.
     let rideLists = KeptPerLoad<[Ride]>()
     /// The park list as last written, kept while the parks' loads are the ones it was read with.
-    let parkList = KeptWhile<[ParkLoad], Document>()
+    let parkList = KeptWhile<Set<ParkLoad>, Document>()
 
     var endpoints: RouteCollection<AppRequestContext> {
         let routes = RouteCollection(context: AppRequestContext.self)
@@ -33,7 +33,7 @@ struct ParksController {
     /// answers from the copy while they are the ones it was read with, which it carries itself:
     /// a load through the API or by `coasterlife import` in another process is seen at once.
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let loads = try await self.store.parkLoads()
+        let loads = Set(try await self.store.parkLoads())
         let document: Document
         if let kept = self.parkList.value(while: loads) {
             document = kept
@@ -41,8 +41,7 @@ struct ParksController {
             let summaries = try await self.store.parkSummaries()
             let data = try AppRequestContext.encoder.encode(ParkListResponse(summaries))
             document = Document(body: ByteBuffer(bytes: data), etag: entityTag(of: data))
-            let read = summaries.map { ParkLoad(park: $0.id, loadedAt: $0.importedAt) }.sorted { $0.park.rawValue < $1.park.rawValue }
-            self.parkList.keep(document, while: read)
+            self.parkList.keep(document, while: Set(summaries.map { ParkLoad(park: $0.id, loadedAt: $0.importedAt) }))
         }
         return Self.answer(document, request, contentType: "application/json; charset=utf-8")
     }
