@@ -29,6 +29,11 @@ public struct ServiceConfiguration: Sendable {
     /// Messages a user may send a second, sustained, and in a burst.
     public var messagesPerSecond: Double = 2
     public var messageBurst = 20
+    /// Friend requests a user may send a second, sustained, and in a burst: a group's worth at
+    /// once, then one every ten seconds. A request says whether a username exists, and each one
+    /// lands in someone's list.
+    public var friendRequestsPerSecond = 0.1
+    public var friendRequestBurst = 30
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, databasePath: String, seedParksDirectory: String? = nil,
@@ -57,6 +62,7 @@ public struct Service: Sendable {
     let fixRates: RequestRates
     let nearbyRates: RequestRates
     let messageRates: RequestRates
+    let friendRequestRates: RequestRates
 
     /// Opens the store, loads the seed parks into an empty database, and builds the fence index.
     public static func open(_ configuration: ServiceConfiguration, logger: Logger) async throws -> Service {
@@ -79,7 +85,8 @@ public struct Service: Sendable {
             metrics: configuration.metrics ?? ServiceMetrics(), now: now,
             fixRates: RequestRates(perSecond: location.fixRequestsPerSecond, burst: location.fixRequestBurst, now: now),
             nearbyRates: RequestRates(perSecond: location.nearbyRequestsPerSecond, burst: location.nearbyRequestBurst, now: now),
-            messageRates: RequestRates(perSecond: configuration.messagesPerSecond, burst: configuration.messageBurst, now: now))
+            messageRates: RequestRates(perSecond: configuration.messagesPerSecond, burst: configuration.messageBurst, now: now),
+            friendRequestRates: RequestRates(perSecond: configuration.friendRequestsPerSecond, burst: configuration.friendRequestBurst, now: now))
     }
 
     /// What records fixes, for every route that takes them.
@@ -127,7 +134,7 @@ public func buildRouter(_ service: Service) throws -> Router<AppRequestContext> 
     let members = router.group("v1").add(middleware: RequireUser())
     members.addRoutes(accounts.userEndpoints)
     members.addRoutes(ParksController(store: service.store, fences: service.fences).endpoints)
-    members.addRoutes(FriendsController(store: service.store, people: service.people, now: service.now).endpoints)
+    members.addRoutes(FriendsController(store: service.store, people: service.people, rates: service.friendRequestRates, now: service.now).endpoints)
     members.addRoutes(FixesController(store: service.store, fences: service.fences, people: service.people, recorder: service.fixRecorder,
                                       policy: service.location, rates: service.fixRates).endpoints)
     members.addRoutes(WaitsController(store: service.store, fences: service.fences, live: service.live, policy: service.location,

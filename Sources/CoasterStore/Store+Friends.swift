@@ -10,6 +10,10 @@ public enum FriendshipError: Error, Equatable, Sendable {
     case noPendingRequest
     case notFriends
     case notBlocked
+    /// A friendship would take the caller (`yours`) or the other user past ``Store/maximumFriends``.
+    case tooManyFriends(yours: Bool)
+    /// The caller has ``Store/maximumPendingRequests`` requests waiting on others already.
+    case tooManyPendingRequests
 }
 
 /// What a friend request did.
@@ -36,6 +40,22 @@ public struct FriendRequestListing: Hashable, Sendable {
 }
 
 extension Store {
+    /// The most accepted friends a user can have: the friend list, the nearby query, the park's
+    /// friends and the friends' board all cost what a user's friends are.
+    public static let maximumFriends = 5_000
+    /// The most requests a user can have waiting on others: the request lists cost them.
+    public static let maximumPendingRequests = 1_000
+
+    /// Throws unless `me` and `them` may become friends without either passing ``maximumFriends``.
+    static func checkRoomForFriendship(_ me: UserID, _ them: UserID, _ db: Database) throws {
+        let count = try db.cachedStatement(sql: """
+            SELECT (SELECT count(*) FROM friendships WHERE requester = :user AND status = 'accepted')
+                 + (SELECT count(*) FROM friendships WHERE addressee = :user AND status = 'accepted')
+            """)
+        if try Int.fetchOne(count, arguments: ["user": me.rawValue])! >= Self.maximumFriends { throw FriendshipError.tooManyFriends(yours: true) }
+        if try Int.fetchOne(count, arguments: ["user": them.rawValue])! >= Self.maximumFriends { throw FriendshipError.tooManyFriends(yours: false) }
+    }
+
     /// How `me` stands to `them`.
     public func relationship(of me: UserID, to them: UserID) async throws -> Relationship {
         try await self.pool.read { db in try Self.relationship(me, them, db) }
@@ -81,10 +101,18 @@ extension Store {
             case .alreadyDone:
                 return .alreadyRequested(them)
             case .acceptTheirs:
+                try Self.checkRoomForFriendship(me, them.id, db)
                 try db.execute(sql: "UPDATE friendships SET status = 'accepted', accepted_at = ? WHERE requester = ? AND addressee = ?",
                                arguments: [now, them.id.rawValue, me.rawValue])
                 return .accepted(them)
             case .create:
+                // Checked when it is sent, as well as when it is accepted: a request the sender
+                // could never see accepted is refused at once.
+                try Self.checkRoomForFriendship(me, them.id, db)
+                let pending = try db.cachedStatement(sql: "SELECT count(*) FROM friendships WHERE requester = ? AND status = 'pending'")
+                if try Int.fetchOne(pending, arguments: [me.rawValue])! >= Self.maximumPendingRequests {
+                    throw FriendshipError.tooManyPendingRequests
+                }
                 try db.execute(sql: "INSERT INTO friendships (requester, addressee, status, created_at) VALUES (?, ?, 'pending', ?)",
                                arguments: [me.rawValue, them.id.rawValue, now])
                 return .requested(them)
@@ -100,6 +128,7 @@ extension Store {
                 throw FriendshipError.noPendingRequest
             }
             if accept {
+                try Self.checkRoomForFriendship(me, them, db)
                 try db.execute(sql: "UPDATE friendships SET status = 'accepted', accepted_at = ? WHERE requester = ? AND addressee = ?",
                                arguments: [now, them.rawValue, me.rawValue])
             } else {

@@ -47,6 +47,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Messages a user may send per second, sustained (bursts of 10 s worth). Environment: COASTERLIFE_MESSAGE_RATE.")
     var messageRate = Environment.value("COASTERLIFE_MESSAGE_RATE").flatMap(Double.init) ?? 2
 
+    @Option(help: "Friend requests a user may send per second, sustained (bursts of 5 min worth, at least 30). Environment: COASTERLIFE_FRIEND_REQUEST_RATE.")
+    var friendRequestRate = Environment.value("COASTERLIFE_FRIEND_REQUEST_RATE").flatMap(Double.init) ?? 0.1
+
     @Option(help: "Seconds before one person may report the same ride's wait or status again. Environment: COASTERLIFE_REPORT_WINDOW.")
     var reportWindow = Environment.value("COASTERLIFE_REPORT_WINDOW").flatMap(Double.init) ?? WaitReportPolicy().window
 
@@ -63,7 +66,8 @@ struct Serve: AsyncParsableCommand {
         guard (4...31).contains(self.bcryptCost) else { throw ValidationError("--bcrypt-cost must be 4…31") }
         guard (1...3600).contains(self.idleTimeout) else { throw ValidationError("--idle-timeout must be 1…3600 seconds") }
         // Bounded: the bursts are whole numbers of requests (`inf` would not convert).
-        for (name, rate) in [("--fix-rate", self.fixRate), ("--nearby-rate", self.nearbyRate), ("--message-rate", self.messageRate)] {
+        for (name, rate) in [("--fix-rate", self.fixRate), ("--nearby-rate", self.nearbyRate), ("--message-rate", self.messageRate),
+                             ("--friend-request-rate", self.friendRequestRate)] {
             guard rate > 0, rate <= 1_000_000 else { throw ValidationError("\(name) must be more than 0 and at most 1000000, not \(rate)") }
         }
         guard self.reportWindow.isFinite, (0...86_400).contains(self.reportWindow) else {
@@ -99,11 +103,14 @@ struct Serve: AsyncParsableCommand {
         configuration.location.waits.window = self.reportWindow
         configuration.messagesPerSecond = self.messageRate
         configuration.messageBurst = max(1, Int(self.messageRate * 10))
+        configuration.friendRequestsPerSecond = self.friendRequestRate
+        configuration.friendRequestBurst = max(30, Int(self.friendRequestRate * 300))
         // Printed at start so an operator sees what is in force (there are no secrets among these).
         logger.info("configuration", metadata: [
             "database": "\(self.database.database)", "host": "\(self.host)", "port": "\(self.port)", "parks": "\(self.parks)",
             "log_level": "\(self.logLevel)", "bcrypt_cost": "\(self.bcryptCost)", "idle_timeout_s": "\(self.idleTimeout)",
             "fix_rate": "\(self.fixRate)", "nearby_rate": "\(self.nearbyRate)", "message_rate": "\(self.messageRate)",
+            "friend_request_rate": "\(self.friendRequestRate)",
             "report_window_s": "\(self.reportWindow)", "executor": "\(self.executor)", "fast_lane": "\(self.fastLane)",
         ])
         let service = try await Service.open(configuration, logger: logger)

@@ -1,7 +1,8 @@
 @testable import CoasterAPI
 import CoasterCore
-import CoasterStore
+@testable import CoasterStore
 import Foundation
+import GRDB
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -276,6 +277,78 @@ struct FriendTests {
             let r = try await client.send(.post, "/v1/friends/requests", as: b, json: ["username": "ann"])
             #expect(r.status == .ok)
             #expect(try json(r.body)["status"] as? String == "accepted")
+        }
+    }
+
+    /// Friends are capped at 5,000 and requests waiting on others at 1,000: the lists, nearby and
+    /// the friends' board cost what they are. The cap holds when a request is sent, when it is
+    /// accepted, and for either side.
+    @Test func friendsAndPendingRequestsAreCapped() async throws {
+        try await TestService.withService { service, client in
+            let ann = try await client.register("ann")
+            let bob = try await client.register("bob")
+            let cat = try await client.register("cat")
+            _ = try await client.send(.post, "/v1/friends/requests", as: cat, json: ["username": "ann"])
+            // Ann has as many friends as anyone can, written directly (5,000 sign-ups would be slow).
+            try await service.service.store.pool.write { db in
+                for n in Int64(1)...Int64(Store.maximumFriends) {
+                    try db.execute(sql: "INSERT INTO users (id, username, display_name, password_hash, role, created_at) VALUES (?, ?, 'R', 'x', 'member', 0)",
+                                   arguments: [1_000_000 + n, "rider\(n)"])
+                    try db.execute(sql: "INSERT INTO friendships (requester, addressee, status, created_at, accepted_at) VALUES (?, ?, 'accepted', 0, 0)",
+                                   arguments: n % 2 == 0 ? [1_000_000 + n, ann.id] : [ann.id, 1_000_000 + n])
+                }
+            }
+            let toAnn = try expectProblem(try await client.send(.post, "/v1/friends/requests", as: bob, json: ["username": "ann"]), .conflict, .friendLimit)
+            #expect((toAnn["detail"] as? String)?.hasPrefix("That user has 5000 friends") == true)
+            let fromAnn = try expectProblem(try await client.send(.post, "/v1/friends/requests", as: ann, json: ["username": "bob"]), .conflict, .friendLimit)
+            #expect((fromAnn["detail"] as? String)?.hasPrefix("You have 5000 friends") == true)
+            // Cat's request, sent before Ann was full, cannot be accepted now, by either route.
+            try expectProblem(try await client.send(.post, "/v1/friends/requests/\(cat.id)/accept", as: ann), .conflict, .friendLimit)
+            try expectProblem(try await client.send(.post, "/v1/friends/requests", as: ann, json: ["username": "cat"]), .conflict, .friendLimit)
+            // One friend fewer and there is room again.
+            #expect(try await client.send(.delete, "/v1/friends/1000001", as: ann).status == .noContent)
+            #expect(try await client.send(.post, "/v1/friends/requests/\(cat.id)/accept", as: ann).status == .ok)
+            try expectProblem(try await client.send(.post, "/v1/friends/requests", as: bob, json: ["username": "ann"]), .conflict, .friendLimit)
+
+            // Bob has as many requests waiting as anyone can; one answered frees a place.
+            try await service.service.store.pool.write { db in
+                for n in Int64(1)...Int64(Store.maximumPendingRequests) {
+                    try db.execute(sql: "INSERT INTO friendships (requester, addressee, status, created_at) VALUES (?, ?, 'pending', 0)",
+                                   arguments: [bob.id, 1_000_000 + n])
+                }
+            }
+            let pending = try expectProblem(try await client.send(.post, "/v1/friends/requests", as: bob, json: ["username": "cat"]), .conflict, .friendLimit)
+            #expect((pending["detail"] as? String)?.contains("1000 friend requests waiting") == true)
+            #expect(try await client.send(.delete, "/v1/friends/requests/1000002", as: bob).status == .noContent)
+            #expect(try await client.send(.post, "/v1/friends/requests", as: bob, json: ["username": "cat"]).status == .created)
+        }
+    }
+
+    /// Friend requests are throttled per sender, those naming no one included: a request says
+    /// whether a username exists.
+    @Test func friendRequestsBeyondTheBurstAreRefused() async throws {
+        let s = try await TestService { configuration in
+            configuration.friendRequestsPerSecond = 0.001
+            configuration.friendRequestBurst = 3
+        }
+        defer { s.remove() }
+        try await s.app().test(.router) { client in
+            let ann = try await client.register("ann")
+            for name in ["bob", "cat", "dan"] { _ = try await client.register(name) }
+            var statuses: [HTTPResponse.Status] = []
+            for name in ["bob", "nobody", "cat", "dan"] {
+                let sent = try await client.send(.post, "/v1/friends/requests", as: ann, json: ["username": name])
+                statuses.append(sent.status)
+                if sent.status == .tooManyRequests {
+                    try expectProblem(sent, .tooManyRequests, .tooManyRequests)
+                    #expect(Int(sent.headers[.retryAfter] ?? "") ?? 0 > 0)
+                }
+            }
+            #expect(statuses == [.created, .notFound, .created, .tooManyRequests])
+            // Another sender has their own allowance; answering is not throttled.
+            let bob = try await client.login("bob")
+            #expect(try await client.send(.post, "/v1/friends/requests", as: bob, json: ["username": "dan"]).status == .created)
+            #expect(try await client.send(.post, "/v1/friends/requests/\(ann.id)/accept", as: bob).status == .ok)
         }
     }
 

@@ -8,6 +8,8 @@ import Hummingbird
 struct FriendsController {
     let store: Store
     let people: People
+    /// Friend requests sent, per user.
+    let rates: RequestRates
     let now: @Sendable () -> Date
     /// Seen within this many seconds counts as online.
     static let onlineWindow: TimeInterval = 5 * 60
@@ -54,6 +56,8 @@ struct FriendsController {
     @Sendable func request(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<FriendRequestResponse> {
         let me = try context.requireIdentity()
         let body = try await request.decodeJSON(as: FriendRequestBody.self, context: context)
+        // Before the name is looked at: asking after a name that does not exist counts too.
+        try self.rates.take(me.id, what: "friend request")
         let username: String
         do {
             username = try AccountRules.username(body.username)

@@ -26,6 +26,7 @@ public enum ProblemType: String, Sendable, CaseIterable {
     case noPendingRequest = "no-pending-request"
     case notFriends = "not-friends"
     case notBlocked = "not-blocked"
+    case friendLimit = "friend-limit"
     case noSuchRide = "no-such-ride"
     case checkinRefused = "checkin-refused"
     case rideRefused = "ride-refused"

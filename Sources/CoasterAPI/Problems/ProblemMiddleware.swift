@@ -66,6 +66,13 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             return Problem(.noSuchRide, status: .notFound, title: "No such ride", detail: "There is no listed ride with that id.")
         case FriendshipError.notBlocked:
             return Problem(.notBlocked, status: .notFound, title: "Not blocked", detail: "You have not blocked that user.")
+        case FriendshipError.tooManyFriends(let yours):
+            return Problem(.friendLimit, status: .conflict, title: "Too many friends",
+                           detail: yours ? "You have \(Store.maximumFriends) friends, the most anyone can have; remove one first."
+                                         : "That user has \(Store.maximumFriends) friends, the most anyone can have.")
+        case FriendshipError.tooManyPendingRequests:
+            return Problem(.friendLimit, status: .conflict, title: "Too many pending requests",
+                           detail: "You have \(Store.maximumPendingRequests) friend requests waiting on others; cancel some first.")
         case let error as HTTPError:
             switch error.status {
             case .notFound:
