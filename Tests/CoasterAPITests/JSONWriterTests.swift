@@ -25,6 +25,45 @@ struct JSONWriterTests {
         #expect(String(decoding: written, as: UTF8.self) == String(decoding: reference, as: UTF8.self))
     }
 
+    /// Messages with bodies that need escaping, read and unread, times with fractions, before
+    /// 1970 and far ahead, large ids; empty lists.
+    @Test func messagePagesAndConversationListsAgree() throws {
+        let bodies = ["Hi!", "Quote \" back\\slash\ttab\nnewline \u{1}ctl \u{7f} / slash ünïcödé 🎢", "", String(repeating: "x", count: 2000),
+                      "\u{2028}line\u{2029}para \u{0}nul"]
+        let times: [Double] = [1_781_092_800, 1_781_092_800.999, 0, -0.5, -86_400 * 400, 253_402_300_799.5, 253_402_300_800, 1e11]
+        var messages: [MessageWire] = []
+        for (n, body) in bodies.enumerated() {
+            for (m, t) in times.enumerated() {
+                let read: Date? = m % 3 == 0 ? nil : Date(timeIntervalSince1970: times[(m + n) % times.count])
+                messages.append(MessageWire(Message(id: Int64(n * 100 + m + 1) * (m == 2 ? 1 << 40 : 1), sender: UserID(Int64(n + 1)),
+                                                    recipient: UserID(Int64.max - Int64(m)), body: body,
+                                                    sentAt: Date(timeIntervalSince1970: t), readAt: read)))
+            }
+        }
+        try self.agree(MessageListResponse(messages: messages))
+        try self.agree(MessageListResponse(messages: []))
+        try self.agree(MessageListResponse(messages: [messages[0]]))
+        let people = [UserWire(id: UserID(7), username: "ann", displayName: "Ann \"the\" Rider 🎢"), UserWire(id: UserID(1 << 50), username: "b", displayName: "")]
+        try self.agree(ConversationListResponse(conversations: messages.enumerated().map { i, m in
+            .init(user: people[i % 2], last: m, unread: i * 37)
+        }))
+        try self.agree(ConversationListResponse(conversations: []))
+    }
+
+    @Test func friendListsAgree() throws {
+        let names = [("ann", "Ann"), ("b", "Quote \" back\\slash\ttab\nnewline \u{1}ctl / ünïcödé 🎢"), ("c", "")]
+        var friends: [FriendWire] = []
+        for (n, (username, displayName)) in names.enumerated() {
+            for (m, t) in [1_781_092_800, 1_781_092_800.75, 0, -1.5, 253_402_300_800].enumerated() {
+                friends.append(FriendWire(id: UserID(Int64(n * 10 + m) * (m == 1 ? 1 << 45 : 1)), username: username, displayName: displayName,
+                                          since: Date(timeIntervalSince1970: t),
+                                          lastSeen: m % 2 == 0 ? Date(timeIntervalSince1970: t + 59.9) : nil, online: m % 3 == 0))
+            }
+        }
+        try self.agree(FriendListResponse(friends: friends))
+        try self.agree(FriendListResponse(friends: []))
+    }
+
     @Test func locateAnswersAgree() throws {
         let index = Self.cedarPoint.index
         for (lat, lon, accuracy) in [(41.481656, -82.688132, 5.0), (41.4822, -82.6835, 10), (41.4561, -82.7117, 0), (41.48, -82.68, 0.25)] {
