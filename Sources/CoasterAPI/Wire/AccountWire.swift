@@ -40,6 +40,18 @@ struct UserWire: Codable, Sendable, ResponseEncodable {
         self.username = username
         self.displayName = displayName
     }
+
+    /// What its `Encodable` form says, for answers written by hand (``JSONWritable``).
+    func write(to json: inout JSONWriter) {
+        json.beginObject()
+        json.key("displayName")
+        json.string(self.displayName)
+        json.key("id")
+        json.number(self.id.rawValue)
+        json.key("username")
+        json.string(self.username)
+        json.endObject()
+    }
 }
 
 /// Ghost mode on the wire: `{"mode": "off" | "on" | "until", "until": RFC 3339}`.
