@@ -64,6 +64,22 @@ struct JSONWriterTests {
         try self.agree(FriendListResponse(friends: []))
     }
 
+    @Test func leaderboardPagesAgree() throws {
+        let users = [UserSummary(id: UserID(3), username: "ann", displayName: "Ann \"🎢\" \u{1}"), UserSummary(id: UserID(1 << 52), username: "b", displayName: "")]
+        var entries: [LeaderboardResponse.Entry] = []
+        for i in 0..<7 {
+            let rank: Int = i == 6 ? 100_006 : i + 1
+            let value: Int = 1000 - i * 77
+            let entry = LeaderboardEntry(rank: rank, user: users[i % 2], value: value, reachedAt: 1_781_092_800.5 + Double(i))
+            entries.append(LeaderboardResponse.Entry(entry))
+        }
+        let place = LeaderboardPosition(value: 12, reachedAt: 1_781_092_800.25, user: UserID(42))
+        try self.agree(LeaderboardResponse(entries: entries, me: entries[2], next: place.cursor))
+        try self.agree(LeaderboardResponse(entries: entries, me: nil, next: nil))
+        try self.agree(LeaderboardResponse(entries: [], me: entries[0], next: nil))
+        try self.agree(LeaderboardResponse(entries: [], me: nil, next: LeaderboardPosition(value: -1, reachedAt: -0.5, user: UserID(0)).cursor))
+    }
+
     @Test func locateAnswersAgree() throws {
         let index = Self.cedarPoint.index
         for (lat, lon, accuracy) in [(41.481656, -82.688132, 5.0), (41.4822, -82.6835, 10), (41.4561, -82.7117, 0), (41.48, -82.68, 0.25)] {

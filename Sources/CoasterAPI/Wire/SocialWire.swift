@@ -66,7 +66,9 @@ struct FriendProfileResponse: ResponseEncodable, Sendable {
     var badges: [BadgeWire]
 }
 
-struct LeaderboardResponse: ResponseEncodable, Sendable {
+/// `GET /v1/leaderboards/{metric}`, written by hand (``JSONWritable``); its `Encodable` form is the
+/// reference the tests hold it to.
+struct LeaderboardResponse: Encodable, JSONWritable, Sendable {
     struct Entry: Encodable, Sendable {
         var rank: Int
         var user: UserWire
@@ -77,6 +79,17 @@ struct LeaderboardResponse: ResponseEncodable, Sendable {
             self.user = UserWire(e.user)
             self.value = e.value
         }
+
+        func write(to json: inout JSONWriter) {
+            json.beginObject()
+            json.key("rank")
+            json.number(Int64(self.rank))
+            json.key("user")
+            self.user.write(to: &json)
+            json.key("value")
+            json.number(Int64(self.value))
+            json.endObject()
+        }
     }
 
     var entries: [Entry]
@@ -84,6 +97,25 @@ struct LeaderboardResponse: ResponseEncodable, Sendable {
     var me: Entry?
     /// Where the next page starts (`after=`), when this page is full.
     var next: String?
+
+    func write(to json: inout JSONWriter) {
+        json.beginObject()
+        json.key("entries")
+        json.beginArray()
+        for entry in self.entries { entry.write(to: &json) }
+        json.endArray()
+        if let me = self.me {
+            json.key("me")
+            me.write(to: &json)
+        }
+        if let next = self.next {
+            json.key("next")
+            json.string(next)
+        }
+        json.endObject()
+    }
+
+    var jsonCapacity: Int { 96 + self.entries.reduce(0) { $0 + $1.user.username.utf8.count + $1.user.displayName.utf8.count + 96 } }
 }
 
 extension LeaderboardPosition {
