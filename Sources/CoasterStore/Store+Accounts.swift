@@ -199,15 +199,25 @@ extension Store {
         }
     }
 
+    /// A user's sharing with every override they have set, read from `sharing_overrides`.
     static func sharing(_ user: Row, _ db: Database) throws -> SharingSettings {
-        let ghost = Self.ghostMode(user)
         var overrides: [UserID: SharingOverride] = [:]
-        // Prepared once per connection: the friend list reads one user's settings per friend.
         let statement = try db.cachedStatement(sql: "SELECT friend_id, precision, hidden FROM sharing_overrides WHERE user_id = ?")
         for row in try Row.fetchAll(statement, arguments: [user["id"] as Int64]) {
-            overrides[UserID(row["friend_id"])] = SharingOverride(
-                precision: (row["precision"] as String?).flatMap(Precision.init(rawValue:)), hidden: row["hidden"])
+            overrides[UserID(row["friend_id"])] = Self.override(row)
         }
-        return SharingSettings(ghost: ghost, precision: Precision(rawValue: user["precision"]) ?? .exact, overrides: overrides)
+        return Self.sharing(user, overrides: overrides)
+    }
+
+    /// A user's sharing from a users row's `ghost`, `ghost_until` and `precision` columns, with
+    /// the overrides given.
+    static func sharing(_ user: Row, overrides: [UserID: SharingOverride] = [:]) -> SharingSettings {
+        SharingSettings(ghost: Self.ghostMode(user), precision: Precision(rawValue: user["precision"]) ?? .exact, overrides: overrides)
+    }
+
+    /// An override from a row's columns (a `sharing_overrides` row's `precision` and `hidden`,
+    /// unless named otherwise).
+    static func override(_ row: Row, precision: String = "precision", hidden: String = "hidden") -> SharingOverride {
+        SharingOverride(precision: (row[precision] as String?).flatMap(Precision.init(rawValue:)), hidden: row[hidden])
     }
 }

@@ -187,11 +187,8 @@ extension Store {
         let now = self.now()
         return try await self.pool.read { db in
             try Row.fetchAll(db.cachedStatement(sql: Self.friendList), arguments: ["me": me.rawValue]).map { row in
-                let towardsMe = row["o_hidden"] == nil ? [:] : [me: SharingOverride(
-                    precision: (row["o_precision"] as String?).flatMap(Precision.init(rawValue:)), hidden: row["o_hidden"])]
-                let sharing = SharingSettings(ghost: Self.ghostMode(row), precision: Precision(rawValue: row["precision"]) ?? .exact,
-                                              overrides: towardsMe)
-                let visible = sharing.visibility(to: me, at: now) != nil
+                let towardsMe = row["o_hidden"] == nil ? [:] : [me: Self.override(row, precision: "o_precision", hidden: "o_hidden")]
+                let visible = Self.sharing(row, overrides: towardsMe).visibility(to: me, at: now) != nil
                 return FriendListing(
                     user: Self.summary(row), since: Date(timeIntervalSince1970: row["accepted_at"] ?? 0),
                     lastSeen: visible ? (row["last_seen_at"] as Double?).map(Date.init(timeIntervalSince1970:)) : nil)

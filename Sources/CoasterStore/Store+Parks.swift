@@ -116,13 +116,13 @@ extension Store {
         }
     }
 
-    /// Every park's last load, by id: one short read that says whether a copy of the park list
-    /// is still what the store holds (the list itself reads every park's geometry).
-    public func parkLoads() async throws -> [ParkLoad] {
+    /// Every park's last load: one short read that says whether a copy of the park list is still
+    /// what the store holds (the list itself reads every park's geometry).
+    public func parkLoads() async throws -> Set<ParkLoad> {
         try await self.pool.read { db in
-            try Row.fetchAll(db.cachedStatement(sql: "SELECT id, imported_at FROM parks ORDER BY id")).map {
+            Set(try Row.fetchAll(db.cachedStatement(sql: "SELECT id, imported_at FROM parks")).map {
                 ParkLoad(park: ParkID(rawValue: $0[0]), loadedAt: Date(timeIntervalSince1970: $0[1]))
-            }
+            })
         }
     }
 

@@ -21,22 +21,20 @@ extension Store {
                 FROM users u LEFT JOIN track_state t ON t.user_id = u.id WHERE \(filter("u.id"))
                 """).forEach { row in
                 let id = UserID(row["id"] as Int64)
-                let ghost = Self.ghostMode(row)
                 let latest: AcceptedFix? = (row["recorded_at"] as Double?).map {
                     AcceptedFix(position: Coordinate(lat: row["lat"], lon: row["lon"]), accuracy: row["accuracy"], recordedAt: Date(timeIntervalSince1970: $0))
                 }
                 people[id] = PersonState(
                     id: id, username: row["username"], displayName: row["display_name"], latest: latest,
                     zones: zoneSets.set(row["zones"]),
-                    sharing: SharingSettings(ghost: ghost, precision: Precision(rawValue: row["precision"]) ?? .exact),
+                    sharing: Self.sharing(row),
                     discoverable: row["discoverable"])
             }
             try Row.fetchCursor(db, sql: "SELECT user_id, park_id, last_evidence_at FROM visits WHERE left_at IS NULL AND \(filter("user_id"))").forEach { row in
                 people[UserID(row["user_id"] as Int64)]?.visits[ParkID(rawValue: row["park_id"])] = Date(timeIntervalSince1970: row["last_evidence_at"])
             }
             try Row.fetchCursor(db, sql: "SELECT user_id, friend_id, precision, hidden FROM sharing_overrides WHERE \(filter("user_id"))").forEach { row in
-                people[UserID(row["user_id"] as Int64)]?.sharing.overrides[UserID(row["friend_id"] as Int64)] =
-                    SharingOverride(precision: (row["precision"] as String?).flatMap(Precision.init(rawValue:)), hidden: row["hidden"])
+                people[UserID(row["user_id"] as Int64)]?.sharing.overrides[UserID(row["friend_id"] as Int64)] = Self.override(row)
             }
             // Everyone changed in place, by index: a loop over `people.keys` held the dictionary's
             // storage, so the first change copied the storage, every record was then shared with the

@@ -33,7 +33,7 @@ struct ParksController {
     /// answers from the copy while they are the ones it was read with, which it carries itself:
     /// a load through the API or by `coasterlife import` in another process is seen at once.
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let loads = Set(try await self.store.parkLoads())
+        let loads = try await self.store.parkLoads()
         let document: Document
         if let kept = self.parkList.value(while: loads) {
             document = kept
