@@ -508,6 +508,13 @@ enum Migrations {
             try db.execute(sql: "CREATE INDEX visits_by_park ON visits(user_id, park_id)")
         }
 
+        migrator.registerMigration("2026-11-25 conversations by their last message") { db in
+            // The conversation list comes in pages, newest first, after the last message of the
+            // page before (``Store/conversationList``): a range of this index, however many
+            // conversations a user has had; it was the whole list, sorted, on every request.
+            try db.execute(sql: "CREATE INDEX conversations_by_last ON conversations(user_id, last_id)")
+        }
+
         return migrator
     }
 }

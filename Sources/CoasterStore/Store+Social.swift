@@ -478,9 +478,12 @@ extension Store {
     /// The user's conversations with people they have not blocked and who have not blocked them,
     /// newest first, with the last message and the unread count: one row a conversation, kept by
     /// triggers (migration "2026-11-24 conversations kept by triggers"), not the user's history.
-    public func conversations(of me: UserID) async throws -> [Conversation] {
-        try await self.pool.read { db in
-            try Row.fetchAll(try db.cachedStatement(sql: Self.conversationList), arguments: ["me": me.rawValue]).map { row in
+    /// `before` pages by the last message's id (each conversation of a user has its own); a page
+    /// costs its length, however many conversations there are.
+    public func conversations(of me: UserID, limit: Int, before: Int64?) async throws -> [Conversation] {
+        let arguments: StatementArguments = ["me": me.rawValue, "before": before ?? Int64.max, "limit": limit]
+        return try await self.pool.read { db in
+            try Row.fetchAll(try db.cachedStatement(sql: Self.conversationList), arguments: arguments).map { row in
                 Conversation(with: UserSummary(id: UserID(row["other_id"] as Int64), username: row["username"], displayName: row["display_name"]),
                              last: Self.message(row), unread: row["unread"])
             }
@@ -508,14 +511,15 @@ extension Store {
         }
     }
 
-    /// The viewer's conversations (``conversations(of:)``).
+    /// A page of the viewer's conversations (``conversations(of:limit:before:)``), newest first
+    /// on the index by last message.
     static let conversationList = """
         SELECT m.*, u.id AS other_id, u.username, u.display_name, c.unread
         FROM conversations c
         JOIN messages m ON m.id = c.last_id
         JOIN users u ON u.id = c.other_id
-        WHERE c.user_id = :me AND c.other_id NOT IN (\(Store.blockedEitherWay))
-        ORDER BY c.last_id DESC
+        WHERE c.user_id = :me AND c.last_id < :before AND c.other_id NOT IN (\(Store.blockedEitherWay))
+        ORDER BY c.last_id DESC LIMIT :limit
         """
 
     /// A page of one conversation (``messages(of:with:limit:before:)``): the two directions, each

@@ -264,6 +264,22 @@ struct SocialTests {
             #expect((older["messages"] as? [[String: Any]])?.map { $0["body"] as? String } == ["Front row on Maverick?"])
             #expect(try await client.send(.post, "/v1/messages/\(ann.id)/read", as: bob).status == .noContent)
             #expect((try json(try await client.get("/v1/messages", as: bob).body)["conversations"] as? [[String: Any]])?.first?["unread"] as? Int == 0)
+            // The list in pages, newest first, each after the last message of the one before.
+            let cat = try await client.register("cat")
+            try await client.befriend(bob, cat)
+            #expect(try await client.send(.post, "/v1/messages/\(bob.id)", as: cat, json: ["body": "Lunch?"]).status == .created)
+            func people(_ query: String) async throws -> [Int] {
+                let list = try #require(try json(try await client.get("/v1/messages" + query, as: bob).body)["conversations"] as? [[String: Any]])
+                return list.compactMap { ($0["user"] as? [String: Any])?["id"] as? Int }
+            }
+            #expect(try await people("") == [cat.id, ann.id].map { Int($0) })
+            let first = try #require(try json(try await client.get("/v1/messages?limit=1", as: bob).body)["conversations"] as? [[String: Any]])
+            #expect(first.compactMap { ($0["user"] as? [String: Any])?["id"] as? Int } == [Int(cat.id)])
+            let after = try #require((first.first?["last"] as? [String: Any])?["id"] as? Int)
+            #expect(try await people("?limit=1&before=\(after)") == [Int(ann.id)])
+            #expect(try await people("?limit=5&before=\(after)") == [Int(ann.id)])
+            try expectProblem(try await client.get("/v1/messages?limit=0", as: bob), .badRequest, .invalidParameter)
+            try expectProblem(try await client.get("/v1/messages?before=soon", as: bob), .badRequest, .invalidParameter)
             // Blocking stops delivery and hides the conversation.
             _ = try await client.send(.put, "/v1/blocks/\(ann.id)", as: bob)
             try expectProblem(try await client.send(.post, "/v1/messages/\(bob.id)", as: ann, json: ["body": "?"]), .notFound, .notFriends)

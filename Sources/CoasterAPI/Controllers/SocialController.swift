@@ -232,7 +232,9 @@ struct SocialController {
     }
 
     @Sendable func conversations(_ request: Request, context: AppRequestContext) async throws -> ConversationListResponse {
-        let list = try await self.store.conversations(of: try context.requireIdentity().id)
+        let me = try context.requireIdentity()
+        let (limit, before) = try request.paging()
+        let list = try await self.store.conversations(of: me.id, limit: limit, before: before)
         return ConversationListResponse(conversations: list.map { .init(user: UserWire($0.with), last: MessageWire($0.last), unread: $0.unread) })
     }
 
