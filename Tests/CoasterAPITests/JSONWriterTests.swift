@@ -50,6 +50,23 @@ struct JSONWriterTests {
         try self.agree(ConversationListResponse(conversations: []))
     }
 
+    /// Buckets empty and full, medians whole and halves, posted waits with and without one,
+    /// times with fractions and outside 1970…9999, an empty history.
+    @Test func waitHistoriesAgree() throws {
+        let starts: [Double] = [1_781_092_800, 1_781_093_700.5, 0, -900, 253_402_300_800]
+        let medians: [Double?] = [nil, 0, 12.5, 45, 1e-7, 299.99999999999994, 1e15]
+        let posted: [Double?] = [nil, 5, 62.5, 0]
+        var buckets: [WaitHistoryResponse.Bucket] = []
+        for (n, start) in starts.enumerated() {
+            for (m, median) in medians.enumerated() {
+                buckets.append(.init(start: Date(timeIntervalSince1970: start + Double(m) * 900), reports: median == nil ? 0 : n * 7 + m,
+                                     reportedMedian: median, posted: posted[(n + m) % posted.count]))
+            }
+        }
+        try self.agree(WaitHistoryResponse(ride: RideID(rawValue: "cedar-point.millennium-force"), bucketSeconds: 900, buckets: buckets))
+        try self.agree(WaitHistoryResponse(ride: RideID(rawValue: "a \"quoted\" ride ü"), bucketSeconds: 3600, buckets: []))
+    }
+
     @Test func friendListsAgree() throws {
         let names = [("ann", "Ann"), ("b", "Quote \" back\\slash\ttab\nnewline \u{1}ctl / ünïcödé 🎢"), ("c", "")]
         var friends: [FriendWire] = []

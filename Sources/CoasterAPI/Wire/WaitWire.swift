@@ -78,7 +78,7 @@ struct WaitBoardResponse: ResponseEncodable, Sendable {
     }
 }
 
-struct WaitHistoryResponse: ResponseEncodable, Sendable {
+struct WaitHistoryResponse: Encodable, JSONWritable, Sendable {
     struct Bucket: Encodable, Sendable {
         var start: Date
         var reports: Int
@@ -89,6 +89,39 @@ struct WaitHistoryResponse: ResponseEncodable, Sendable {
     var ride: RideID
     var bucketSeconds: Int
     var buckets: [Bucket]
+
+    /// A day of quarter hours is 96 buckets of up to ~90 bytes.
+    var jsonCapacity: Int { 64 + 96 * self.buckets.count }
+
+    /// What `JSONEncoder` writes (sorted keys, no value for an empty bucket's median or posted
+    /// wait), without its cost per bucket: a day of quarter hours is 96 times formatted.
+    func write(to json: inout JSONWriter) {
+        json.beginObject()
+        json.key("bucketSeconds")
+        json.number(Int64(self.bucketSeconds))
+        json.key("buckets")
+        json.beginArray()
+        for bucket in self.buckets {
+            json.beginObject()
+            if let posted = bucket.posted {
+                json.key("posted")
+                json.number(posted)
+            }
+            if let median = bucket.reportedMedian {
+                json.key("reportedMedian")
+                json.number(median)
+            }
+            json.key("reports")
+            json.number(Int64(bucket.reports))
+            json.key("start")
+            json.date(bucket.start)
+            json.endObject()
+        }
+        json.endArray()
+        json.key("ride")
+        json.string(self.ride.rawValue)
+        json.endObject()
+    }
 }
 
 struct PostedWaitsResponse: ResponseEncodable, Sendable {
