@@ -217,6 +217,53 @@ struct APITests {
         }
     }
 
+    /// A body said to be something other than JSON (curl's `-d` says a form) is refused with a 415
+    /// naming its type, by the router and past the fast lane alike, before anything is read or
+    /// written; JSON in any spelling, a `+json` type and no type at all are read. On a fix, a
+    /// registration and a message.
+    @Test func aBodyThatIsNotSaidToBeJSONIsA415() async throws {
+        let clock = TestClock()
+        let s = try await TestService(clock: clock) { $0.messageBurst = 100 }
+        defer { s.remove() }
+        try await FastLaneTests.withBothLanes(s) { live, lane, router in
+            let ann = try await live.register("ann")
+            let bob = try await live.register("bob")
+            try await live.befriend(ann, bob)
+            let fix = try FastLaneTests.oneFix(at: clock)
+            let refused = ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/jsonp",
+                           "text/json", "application/json-seq", "json"]
+            let read = ["application/json", "APPLICATION/JSON", "application/json; charset=utf-8", " application/json ;charset=UTF-8",
+                        "application/vnd.coasterlife+json", nil]
+            var n = 0
+            for connection in [lane, router] {
+                for type in refused + read {
+                    n += 1
+                    let field = type.map { "Content-Type: \($0)\r\n" } ?? ""
+                    let requests = [
+                        ("POST /v1/fixes", fix, "200 OK"),
+                        ("POST /v1/users", "{\"username\":\"user\(n)\",\"password\":\"\(TestUser.password)\"}", "201 Created"),
+                        ("POST /v1/messages/\(bob.id)", "{\"body\":\"hi \(n)\"}", "201 Created"),
+                    ]
+                    for (target, body, success) in requests {
+                        let request = "\(target) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(ann.token)\r\n\(field)"
+                            + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
+                        let answer = await connection.exchange(request) ?? "nothing"
+                        if let type, refused.contains(type) {
+                            #expect(answer.hasPrefix("HTTP/1.1 415 Unsupported Media Type\r\n"), "\(target) \(type): \(answer)")
+                            #expect(answer.contains("\"type\":\"/problems/unsupported-media-type\""), "\(answer)")
+                            #expect(answer.contains("The body is \(type); this route reads application/json."), "\(answer)")
+                        } else {
+                            #expect(answer.hasPrefix("HTTP/1.1 \(success)\r\n"), "\(target) \(type ?? "no type"): \(answer)")
+                        }
+                    }
+                }
+            }
+            // Nothing refused was written: one message for each type read, on each connection.
+            let page = try json(try await live.get("/v1/messages/\(bob.id)?limit=200", as: ann).body)["messages"] as? [Any]
+            #expect(page?.count == 2 * read.count)
+        }
+    }
+
     /// A first request offering to upgrade to a protocol the server does not speak (`curl --http2`
     /// offers `h2c` on every plain request) is answered over HTTP/1.1, and the connection closed
     /// after it (NIO's decoder took the offer); it used to get no answer at all. One that offers

@@ -560,6 +560,13 @@ struct AdminParkTests {
             try expectProblem(mismatch, .unprocessableContent, .invalidParkFile)
             let notJSON = try await client.execute(uri: "/v1/admin/parks/x", method: .put, headers: admin.auth, body: ByteBuffer(string: "{nope"))
             try expectProblem(notJSON, .badRequest, .malformedBody)
+            // A file said to be something else: refused before it is read.
+            var plain = admin.auth
+            plain[.contentType] = "text/plain"
+            let text = try await client.execute(uri: "/v1/admin/parks/kings-island-copy", method: .put, headers: plain,
+                                                body: ByteBuffer(bytes: try Data(contentsOf: TestService.repoRoot.appendingPathComponent("data/parks/kings-island.geojson"))))
+            try expectProblem(text, .unsupportedMediaType, .unsupportedMediaType)
+            #expect(try await client.get("/v1/parks/kings-island-copy", as: admin).status == .notFound)
         }
     }
 

@@ -106,7 +106,13 @@ struct WaitAPITests {
             let now = clock.now()
             let rows = "ride,at,minutes\nmillennium-force,\(now.addingTimeInterval(-600).formatted(.iso8601)),60\ngatekeeper,\(now.formatted(.iso8601)),-999\n"
             var headers = admin.auth
-            headers[.contentType] = "text/csv"
+            // Not CSV, nor JSON: refused, nothing loaded.
+            headers[.contentType] = "text/plain"
+            let plain = try await client.execute(uri: "/v1/admin/parks/cedar-point/posted-waits", method: .put, headers: headers, body: ByteBuffer(string: rows))
+            let refusal = try expectProblem(plain, .unsupportedMediaType, .unsupportedMediaType)
+            #expect(refusal["detail"] as? String == "The body is text/plain; this route reads text/csv or application/json.")
+            #expect((try await Self.board(client, as: admin)["posted"]) == nil)
+            headers[.contentType] = "Text/CSV; charset=utf-8"
             let loaded = try await client.execute(uri: "/v1/admin/parks/cedar-point/posted-waits", method: .put, headers: headers, body: ByteBuffer(string: rows))
             #expect(loaded.status == .ok)
             #expect(try json(loaded.body)["loaded"] as? Int == 2)

@@ -20,8 +20,10 @@ struct AdminController {
     @Sendable func putPostedWaits(_ request: Request, context: AppRequestContext) async throws -> PostedWaitsResponse {
         let id = try ParksController.parkID(context)
         guard let summary = try await self.store.parkSummaries().first(where: { $0.id == id }) else { throw ParksController.noSuchPark(id) }
+        let given = request.headers[.contentType]
+        let csv = given.map { MediaType.essence($0) == "text/csv" } ?? false
+        if let given, !csv, !MediaType.isJSON(given) { throw JSONBody.unsupported(given, expected: ["text/csv", "application/json"]) }
         let body = try await request.body.collect(upTo: context.maxUploadSize)
-        let csv = request.headers[.contentType]?.lowercased().hasPrefix("text/csv") ?? false
         let rows: [PostedWaitFeed.Row]
         do {
             rows = try PostedWaitFeed.parse(Data(body.readableBytesView), park: id, timeZone: TimeZone(identifier: summary.timeZone) ?? .gmt, csv: csv)
@@ -38,6 +40,9 @@ struct AdminController {
     /// of `coasterlife import`, then swaps in a rebuilt fence index.
     @Sendable func putPark(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<ParkImportResponse> {
         let id = try ParksController.parkID(context)
+        if let given = request.headers[.contentType], !MediaType.isJSON(given) {
+            throw JSONBody.unsupported(given, expected: ["application/geo+json", "application/json"])
+        }
         let body = try await request.body.collect(upTo: context.maxUploadSize)
         let definition = try ParkImporter().definition(from: Data(body.readableBytesView), expectedPark: id)
         guard let result = try await self.store.replaceParks([definition]).first else { throw Problem.internalError() }

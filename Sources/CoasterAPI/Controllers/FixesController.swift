@@ -25,6 +25,7 @@ struct FixesController {
     @Sendable func postFixes(_ request: Request, context: AppRequestContext) async throws -> FixesResponse {
         let me = try context.requireIdentity()
         try self.rates.take(me.id, what: "fix")
+        try request.requireJSONContentType()
         let fixes = try FixRecorder.fixes(in: try await request.body.collect(upTo: FixRecorder.bodyLimit), policy: self.policy)
         let batch = try await self.recorder.record(fixes, for: me.id, source: .api)
         return FixesResponse(fixes: fixes, results: batch.results)

@@ -186,7 +186,8 @@ struct FastRoutes: Sendable {
 
     /// The request's `Authorization` and `Content-Length` values, read in the same pass that
     /// makes sure it carries nothing the fast lane leaves to the router (`nil` if it does): a
-    /// chunked body, an expectation, an upgrade, a content coding, a connection option other than `keep-alive`
+    /// chunked body, an expectation, an upgrade, a content coding, a content type other than JSON
+    /// (the router refuses it), a connection option other than `keep-alive`
     /// (which many clients send, and HTTP/1.1 means anyway), two `Authorization` or
     /// `Content-Length` fields. One pass: looking each name up walked the fields six times and
     /// joined repeated values into new strings.
@@ -209,6 +210,9 @@ struct FastRoutes: Sendable {
                 return nil
             case .connection:
                 guard Self.keepAliveOnly(value) else { return nil }
+            case .contentType:
+                // A body said to be something other than JSON: the router's 415.
+                guard MediaType.isJSON(value) else { return nil }
             case nil:
                 continue
             }
@@ -218,7 +222,7 @@ struct FastRoutes: Sendable {
 
     /// The fields ``read(_:)`` looks at.
     private enum Field {
-        case authorization, contentLength, connection
+        case authorization, contentLength, connection, contentType
         /// `Transfer-Encoding`, `Expect`, `Upgrade`, `Content-Encoding`: the request is the router's.
         case refused
     }
@@ -238,6 +242,7 @@ struct FastRoutes: Sendable {
             case 13: return named("authorization") ? .authorization : nil
             case 14: return named("content-length") ? .contentLength : nil
             case 10: return named("connection") ? .connection : nil
+            case 12: return named("content-type") ? .contentType : nil
             case 17: return named("transfer-encoding") ? .refused : nil
             case 6: return named("expect") ? .refused : nil
             case 7: return named("upgrade") ? .refused : nil
