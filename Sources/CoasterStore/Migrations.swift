@@ -515,6 +515,17 @@ enum Migrations {
             try db.execute(sql: "CREATE INDEX conversations_by_last ON conversations(user_id, last_id)")
         }
 
+        migrator.registerMigration("2026-11-25 friend requests by recipient and time") { db in
+            // Nothing bounds the requests waiting on a user (each sender is capped, not the
+            // senders), so the incoming list comes in pages, newest first: a range of this index
+            // (``Store/incomingRequests``). It leads with what the index it replaces held, so
+            // every query that used that one can use this.
+            try db.execute(sql: """
+                CREATE INDEX friendships_by_addressee_and_time ON friendships(addressee, status, created_at, requester);
+                DROP INDEX friendships_by_addressee;
+                """)
+        }
+
         return migrator
     }
 }

@@ -37,6 +37,21 @@ public struct FriendListing: Hashable, Sendable {
 public struct FriendRequestListing: Hashable, Sendable {
     public var user: UserSummary
     public var sentAt: Date
+    /// Where the request stands in its list (newest first): its time as stored, not as a `Date`
+    /// (seconds since 2001) gives it back, since the next page compares it with the stored times.
+    public var position: FriendRequestPosition
+}
+
+/// A place in a list of incoming requests, newest first: a request's time, and its sender where
+/// two came at once. A page after it starts with the next older request.
+public struct FriendRequestPosition: Hashable, Sendable {
+    public var sentAt: Double
+    public var user: UserID
+
+    public init(sentAt: Double, user: UserID) {
+        self.sentAt = sentAt
+        self.user = user
+    }
 }
 
 extension Store {
@@ -209,25 +224,37 @@ extension Store {
         ORDER BY u.display_name COLLATE NOCASE, u.username
         """
 
-    /// Pending requests to and from `me`, newest first.
-    public func friendRequests(of me: UserID) async throws -> (incoming: [FriendRequestListing], outgoing: [FriendRequestListing]) {
-        try await self.pool.read { db in
+    /// Pending requests to and from `me`, newest first: a page of `limit` incoming requests (after
+    /// `after`), a range of the index by recipient and time however many there are; every outgoing
+    /// one (at most ``maximumPendingRequests``).
+    public func friendRequests(of me: UserID, limit: Int, after: FriendRequestPosition?)
+        async throws -> (incoming: [FriendRequestListing], outgoing: [FriendRequestListing]) {
+        let arguments: StatementArguments = ["me": me.rawValue, "limit": limit,
+                                             "at": after?.sentAt ?? Double.infinity, "user": after?.user.rawValue ?? Int64.max]
+        return try await self.pool.read { db in
             func listing(_ sql: String) throws -> [FriendRequestListing] {
-                try Row.fetchAll(db, sql: sql, arguments: [me.rawValue]).map {
-                    FriendRequestListing(user: Self.summary($0), sentAt: Date(timeIntervalSince1970: $0["created_at"]))
+                try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).map { row in
+                    let user = Self.summary(row), sentAt: Double = row["created_at"]
+                    return FriendRequestListing(user: user, sentAt: Date(timeIntervalSince1970: sentAt),
+                                                position: FriendRequestPosition(sentAt: sentAt, user: user.id))
                 }
             }
-            let incoming = try listing("""
-                SELECT u.id, u.username, u.display_name, f.created_at FROM friendships f JOIN users u ON u.id = f.requester
-                WHERE f.addressee = ? AND f.status = 'pending' ORDER BY f.created_at DESC
-                """)
-            let outgoing = try listing("""
-                SELECT u.id, u.username, u.display_name, f.created_at FROM friendships f JOIN users u ON u.id = f.addressee
-                WHERE f.requester = ? AND f.status = 'pending' ORDER BY f.created_at DESC
-                """)
-            return (incoming, outgoing)
+            return (try listing(Self.incomingRequests), try listing(Self.outgoingRequests))
         }
     }
+
+    /// A page of the requests waiting on `:me`, newest first, after (`:at`, `:user`).
+    static let incomingRequests = """
+        SELECT u.id, u.username, u.display_name, f.created_at FROM friendships f JOIN users u ON u.id = f.requester
+        WHERE f.addressee = :me AND f.status = 'pending' AND (f.created_at, f.requester) < (:at, :user)
+        ORDER BY f.created_at DESC, f.requester DESC LIMIT :limit
+        """
+
+    /// Every request `:me` has waiting on others, newest first.
+    static let outgoingRequests = """
+        SELECT u.id, u.username, u.display_name, f.created_at FROM friendships f JOIN users u ON u.id = f.addressee
+        WHERE f.requester = :me AND f.status = 'pending' ORDER BY f.created_at DESC, f.addressee DESC
+        """
 
     /// The users `me` has blocked.
     public func blocks(of me: UserID) async throws -> [UserSummary] {

@@ -254,6 +254,19 @@ struct FriendTests {
             #expect(((pending["incoming"] as? [[String: Any]])?.first?["user"] as? [String: Any])?["username"] as? String == "ann")
             let annOut = try json(try await client.get("/v1/friends/requests", as: ann).body)
             #expect((annOut["outgoing"] as? [Any])?.count == 1)
+            // Incoming requests in pages: eve's too, newest first, the next page after the cursor.
+            #expect(try await client.send(.post, "/v1/friends/requests", as: eve, json: ["username": "bob"]).status == .created)
+            let first = try json(try await client.get("/v1/friends/requests?limit=1", as: bob).body)
+            #expect(((first["incoming"] as? [[String: Any]])?.first?["user"] as? [String: Any])?["username"] as? String == "eve")
+            let next = try #require(first["next"] as? String)
+            let second = try json(try await client.get("/v1/friends/requests?limit=1&after=\(next)", as: bob).body)
+            #expect(((second["incoming"] as? [[String: Any]])?.first?["user"] as? [String: Any])?["username"] as? String == "ann")
+            let third = try json(try await client.get("/v1/friends/requests?limit=1&after=\(try #require(second["next"] as? String))", as: bob).body)
+            #expect((third["incoming"] as? [Any])?.isEmpty == true && third["next"] == nil)
+            #expect(try json(try await client.get("/v1/friends/requests", as: bob).body)["next"] == nil)
+            try expectProblem(try await client.get("/v1/friends/requests?after=yesterday", as: bob), .badRequest, .invalidParameter)
+            try expectProblem(try await client.get("/v1/friends/requests?limit=201", as: bob), .badRequest, .invalidParameter)
+            #expect(try await client.send(.delete, "/v1/friends/requests/\(bob.id)", as: eve).status == .noContent)
             // Pending is not friends yet.
             #expect((try json(try await client.get("/v1/friends", as: ann).body)["friends"] as? [Any])?.isEmpty == true)
 

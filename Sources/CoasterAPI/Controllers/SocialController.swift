@@ -209,7 +209,7 @@ struct SocialController {
             guard let place = LeaderboardPosition(cursor: text) else { throw Problem.invalidParameter("after", "the next cursor of an earlier page") }
             after = place
         }
-        let (limit, _) = try request.paging()
+        let limit = try request.pageLimit()
         let (entries, mine) = try await self.store.leaderboard(LeaderboardQuery(metric: metric, scope: scope, window: window), viewer: me.id,
                                                                limit: limit, offset: offset, after: after)
         return LeaderboardResponse(entries: entries.map(LeaderboardResponse.Entry.init), me: mine.map(LeaderboardResponse.Entry.init),

@@ -207,8 +207,23 @@ struct FriendRequestListResponse: ResponseEncodable, Sendable {
         var sentAt: Date
     }
 
+    /// A page of the requests waiting on the caller, newest first.
     var incoming: [Item]
+    /// Every request the caller has waiting on others, newest first.
     var outgoing: [Item]
+    /// Where the next page of incoming requests starts (`after=`), when this one is full.
+    var next: String?
+}
+
+extension FriendRequestPosition {
+    /// `after=` of the next page: the request's time (seconds, exact) and its sender.
+    var cursor: String { "\(self.sentAt)_\(self.user.rawValue)" }
+
+    init?(cursor: some StringProtocol) {
+        let parts = cursor.split(separator: "_", omittingEmptySubsequences: false)
+        guard parts.count == 2, let sentAt = Double(parts[0]), sentAt.isFinite, let user = Int64(parts[1]) else { return nil }
+        self.init(sentAt: sentAt, user: UserID(user))
+    }
 }
 
 struct UserListResponse: ResponseEncodable, Sendable {

@@ -1,0 +1,53 @@
+import CoasterCore
+@testable import CoasterStore
+import Foundation
+import GRDB
+import Testing
+
+/// The incoming friend requests in pages, against the rows themselves.
+@Suite("Friend requests")
+struct FriendRequestTests {
+    /// Requests sent in bursts (several at the same instant, so that the sender breaks the tie),
+    /// some accepted since, some the other way: every page of 4 is the next 4 pending requests
+    /// to the user, newest first, and the pages together are all of them, each once. The
+    /// outgoing list is whole.
+    @Test func incomingRequestsComeInPagesNewestFirst() async throws {
+        let t = try TemporaryStore(now: { Date(timeIntervalSince1970: 1_781_100_000) })
+        defer { t.remove() }
+        try await t.store.pool.write { db in
+            try db.addRiders(1...43)
+            for sender in Int64(2)...40 {
+                // Three at a time: 2, 3 and 4 at one instant, 5, 6 and 7 at the next, …
+                let status = sender % 7 == 0 ? "accepted" : "pending"
+                try db.execute(sql: "INSERT INTO friendships (requester, addressee, status, created_at) VALUES (?, 1, ?, ?)",
+                               arguments: [sender, status, 1_781_000_000.123456789 + Double((sender - 2) / 3) * 0.7])
+            }
+            for addressee in Int64(41)...43 {
+                try db.execute(sql: "INSERT INTO friendships (requester, addressee, status, created_at) VALUES (1, ?, 'pending', ?)",
+                               arguments: [addressee, 1_781_000_500 + Double(addressee)])
+            }
+        }
+        // The later the sender, the later (or as late as) the request: newest first is the
+        // senders still pending, last first.
+        let expected = Array((Int64(2)...40).filter { $0 % 7 != 0 }.reversed())
+        var paged: [Int64] = []
+        var after: FriendRequestPosition?
+        for _ in 0...expected.count / 4 {
+            let (incoming, outgoing) = try await t.store.friendRequests(of: UserID(1), limit: 4, after: after)
+            #expect(outgoing.map(\.user.id.rawValue) == [43, 42, 41])
+            paged += incoming.map(\.user.id.rawValue)
+            guard incoming.count == 4, let last = incoming.last else { break }
+            after = last.position
+        }
+        #expect(paged == expected)
+        let whole = try await t.store.friendRequests(of: UserID(1), limit: 200, after: nil).incoming
+        #expect(whole.map(\.user.id.rawValue) == expected)
+    }
+
+    @Test func aPageOfIncomingRequestsIsARangeOfTheIndex() async throws {
+        let plan = try await QueryPlanTests.plan(Store.incomingRequests, ["me": 1, "at": 1e9, "user": 5, "limit": 50])
+        #expect(plan.contains("SEARCH f USING COVERING INDEX friendships_by_addressee_and_time (addressee=? AND status=? AND (created_at,requester)<(?,?))"),
+                "\(plan)")
+        #expect(plan.allSatisfy { !$0.hasPrefix("SCAN") && !$0.contains("TEMP B-TREE") }, "\(plan)")
+    }
+}
