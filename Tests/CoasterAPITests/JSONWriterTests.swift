@@ -67,6 +67,34 @@ struct JSONWriterTests {
         try self.agree(WaitHistoryResponse(ride: RideID(rawValue: "a \"quoted\" ride ü"), bucketSeconds: 3600, buckets: []))
     }
 
+    /// Every ride of the three shipped parks, with counts and without, zones and none; rides
+    /// whose every optional value is missing, or present with characters to escape.
+    @Test func rideListsAgree() throws {
+        for name in ["cedar-point", "kings-island", "six-flags-fiesta-texas"] {
+            let data = try Data(contentsOf: TestService.repoRoot.appendingPathComponent("data/parks/\(name).geojson"))
+            let definition = try ParkImporter().definition(from: data)
+            let rides = definition.rides.enumerated().map { n, ride in
+                var wire = RideWire(ride, zone: n % 3 == 0 ? nil : ZoneID(rawValue: ride.id.rawValue))
+                wire.myCount = n % 4 == 0 ? nil : n * 7
+                return wire
+            }
+            #expect(rides.contains { $0.stats != nil })
+            try self.agree(RideListResponse(park: definition.park.id, rides: rides))
+        }
+        let bare = RideWire(Ride(id: RideID(rawValue: "p.r"), park: ParkID(rawValue: "p"), name: "R", type: .other, status: .closed), zone: nil)
+        var full = bare
+        full.name = "Quote \" back\\slash\ttab / ünïcödé 🎢"
+        full.land = "Land \"A\""
+        full.minHeightCm = 0
+        full.maxHeightCm = 195
+        full.myCount = 0
+        full.zone = ZoneID(rawValue: "p.r")
+        full.stats = .init(heightM: 93.3, speedKmh: 149.7, lengthM: 2_010.0, inversions: 0, manufacturer: "Intamin \"AG\"", model: "Giga",
+                           opened: 2000, material: "steel", source: "https://en.wikipedia.org/wiki/Millennium_Force")
+        try self.agree(RideListResponse(park: ParkID(rawValue: "p"), rides: [bare, full]))
+        try self.agree(RideListResponse(park: ParkID(rawValue: "p"), rides: []))
+    }
+
     @Test func friendListsAgree() throws {
         let names = [("ann", "Ann"), ("b", "Quote \" back\\slash\ttab\nnewline \u{1}ctl / ünïcödé 🎢"), ("c", "")]
         var friends: [FriendWire] = []

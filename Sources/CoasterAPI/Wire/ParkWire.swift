@@ -74,10 +74,110 @@ struct RideWire: Encodable, Sendable {
     }
 }
 
-/// `GET /v1/parks/{parkId}/rides`.
-struct RideListResponse: ResponseEncodable, Sendable {
+extension RideWire {
+    /// What `JSONEncoder` writes of the ride (sorted keys, nothing for a value it lacks).
+    func write(to json: inout JSONWriter) {
+        json.beginObject()
+        json.key("cycleSeconds")
+        json.number(Int64(self.cycleSeconds))
+        json.key("id")
+        json.string(self.id.rawValue)
+        if let land = self.land {
+            json.key("land")
+            json.string(land)
+        }
+        if let height = self.maxHeightCm {
+            json.key("maxHeightCm")
+            json.number(Int64(height))
+        }
+        if let height = self.minHeightCm {
+            json.key("minHeightCm")
+            json.number(Int64(height))
+        }
+        if let count = self.myCount {
+            json.key("myCount")
+            json.number(Int64(count))
+        }
+        json.key("name")
+        json.string(self.name)
+        if let stats = self.stats {
+            json.key("stats")
+            stats.write(to: &json)
+        }
+        json.key("status")
+        json.string(self.status.rawValue)
+        json.key("type")
+        json.string(self.type.rawValue)
+        if let zone = self.zone {
+            json.key("zone")
+            json.string(zone.rawValue)
+        }
+        json.endObject()
+    }
+}
+
+extension RideWire.Stats {
+    func write(to json: inout JSONWriter) {
+        json.beginObject()
+        if let height = self.heightM {
+            json.key("heightM")
+            json.number(height)
+        }
+        if let inversions = self.inversions {
+            json.key("inversions")
+            json.number(Int64(inversions))
+        }
+        if let length = self.lengthM {
+            json.key("lengthM")
+            json.number(length)
+        }
+        if let manufacturer = self.manufacturer {
+            json.key("manufacturer")
+            json.string(manufacturer)
+        }
+        if let material = self.material {
+            json.key("material")
+            json.string(material)
+        }
+        if let model = self.model {
+            json.key("model")
+            json.string(model)
+        }
+        if let opened = self.opened {
+            json.key("opened")
+            json.number(Int64(opened))
+        }
+        if let source = self.source {
+            json.key("source")
+            json.string(source)
+        }
+        if let speed = self.speedKmh {
+            json.key("speedKmh")
+            json.number(speed)
+        }
+        json.endObject()
+    }
+}
+
+/// `GET /v1/parks/{parkId}/rides`: written by ``JSONWriter``, byte for byte what `JSONEncoder`
+/// writes (`JSONWriterTests`).
+struct RideListResponse: Encodable, JSONWritable, Sendable {
     var park: ParkID
     var rides: [RideWire]
+
+    /// A ride with its stats is about 250 bytes.
+    var jsonCapacity: Int { 64 + 256 * self.rides.count }
+
+    func write(to json: inout JSONWriter) {
+        json.beginObject()
+        json.key("park")
+        json.string(self.park.rawValue)
+        json.key("rides")
+        json.beginArray()
+        for ride in self.rides { ride.write(to: &json) }
+        json.endArray()
+        json.endObject()
+    }
 }
 
 /// `GET /v1/parks/{parkId}`: the park and its zones as a GeoJSON FeatureCollection (RFC 7946,
