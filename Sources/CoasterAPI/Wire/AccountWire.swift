@@ -182,10 +182,7 @@ struct FriendListResponse: Encodable, JSONWritable, Sendable {
             json.string(friend.displayName)
             json.key("id")
             json.number(friend.id.rawValue)
-            if let lastSeen = friend.lastSeen {
-                json.key("lastSeen")
-                json.date(lastSeen)
-            }
+            json.member("lastSeen", friend.lastSeen)
             json.key("online")
             json.bool(friend.online)
             json.key("since")

@@ -86,20 +86,11 @@ struct FixesResponse: Encodable, JSONWritable, Sendable {
             case .rejected(let why):
                 reason = why
             }
-            if let current {
-                json.key("current")
-                json.bool(current)
-            }
-            if let id = fix.clientID {
-                json.key("id")
-                json.string(id)
-            }
+            json.member("current", current)
+            json.member("id", fix.clientID)
             json.key("index")
             json.number(Int64(i))
-            if let reason {
-                json.key("reason")
-                json.string(reason.rawValue)
-            }
+            json.member("reason", reason?.rawValue)
             if outcome.replayed, reason == nil {
                 json.key("replayed")
                 json.bool(true)
@@ -116,18 +107,9 @@ struct FixesResponse: Encodable, JSONWritable, Sendable {
                 json.string(t.event.rawValue)
                 json.key("park")
                 json.string(t.park.rawValue)
-                if let ride = t.ride {
-                    json.key("ride")
-                    json.string(ride.rawValue)
-                }
-                if let zone = t.zone {
-                    json.key("zone")
-                    json.string(zone.rawValue)
-                }
-                if let kind = t.zoneKind {
-                    json.key("zoneKind")
-                    json.string(kind.rawValue)
-                }
+                json.member("ride", t.ride?.rawValue)
+                json.member("zone", t.zone?.rawValue)
+                json.member("zoneKind", t.zoneKind?.rawValue)
                 json.endObject()
             }
             json.endArray()

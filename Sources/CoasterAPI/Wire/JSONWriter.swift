@@ -41,6 +41,42 @@ struct JSONWriter: ~Copyable {
         self.fragment(string: value)
     }
 
+    // MARK: Members a value may lack
+
+    // Nothing is written for a missing value, as `JSONEncoder` writes a synthesized `Encodable`'s
+    // optional properties (`encodeIfPresent`).
+
+    mutating func member(_ name: StaticString, _ value: String?) {
+        guard let value else { return }
+        self.key(name)
+        self.string(value)
+    }
+
+    mutating func member(_ name: StaticString, _ value: Int?) {
+        guard let value else { return }
+        self.key(name)
+        self.number(Int64(value))
+    }
+
+    /// A finite number (``number(_:)-(Double)``).
+    mutating func member(_ name: StaticString, _ value: Double?) {
+        guard let value else { return }
+        self.key(name)
+        self.number(value)
+    }
+
+    mutating func member(_ name: StaticString, _ value: Bool?) {
+        guard let value else { return }
+        self.key(name)
+        self.bool(value)
+    }
+
+    mutating func member(_ name: StaticString, _ value: Date?) {
+        guard let value else { return }
+        self.key(name)
+        self.date(value)
+    }
+
     /// A string written in pieces: ``beginString()``, any ``stringContent(_:)``, ``endString()``.
     mutating func beginString() {
         self.separate()

@@ -82,22 +82,10 @@ extension RideWire {
         json.number(Int64(self.cycleSeconds))
         json.key("id")
         json.string(self.id.rawValue)
-        if let land = self.land {
-            json.key("land")
-            json.string(land)
-        }
-        if let height = self.maxHeightCm {
-            json.key("maxHeightCm")
-            json.number(Int64(height))
-        }
-        if let height = self.minHeightCm {
-            json.key("minHeightCm")
-            json.number(Int64(height))
-        }
-        if let count = self.myCount {
-            json.key("myCount")
-            json.number(Int64(count))
-        }
+        json.member("land", self.land)
+        json.member("maxHeightCm", self.maxHeightCm)
+        json.member("minHeightCm", self.minHeightCm)
+        json.member("myCount", self.myCount)
         json.key("name")
         json.string(self.name)
         if let stats = self.stats {
@@ -108,10 +96,7 @@ extension RideWire {
         json.string(self.status.rawValue)
         json.key("type")
         json.string(self.type.rawValue)
-        if let zone = self.zone {
-            json.key("zone")
-            json.string(zone.rawValue)
-        }
+        json.member("zone", self.zone?.rawValue)
         json.endObject()
     }
 }
@@ -119,42 +104,15 @@ extension RideWire {
 extension RideWire.Stats {
     func write(to json: inout JSONWriter) {
         json.beginObject()
-        if let height = self.heightM {
-            json.key("heightM")
-            json.number(height)
-        }
-        if let inversions = self.inversions {
-            json.key("inversions")
-            json.number(Int64(inversions))
-        }
-        if let length = self.lengthM {
-            json.key("lengthM")
-            json.number(length)
-        }
-        if let manufacturer = self.manufacturer {
-            json.key("manufacturer")
-            json.string(manufacturer)
-        }
-        if let material = self.material {
-            json.key("material")
-            json.string(material)
-        }
-        if let model = self.model {
-            json.key("model")
-            json.string(model)
-        }
-        if let opened = self.opened {
-            json.key("opened")
-            json.number(Int64(opened))
-        }
-        if let source = self.source {
-            json.key("source")
-            json.string(source)
-        }
-        if let speed = self.speedKmh {
-            json.key("speedKmh")
-            json.number(speed)
-        }
+        json.member("heightM", self.heightM)
+        json.member("inversions", self.inversions)
+        json.member("lengthM", self.lengthM)
+        json.member("manufacturer", self.manufacturer)
+        json.member("material", self.material)
+        json.member("model", self.model)
+        json.member("opened", self.opened)
+        json.member("source", self.source)
+        json.member("speedKmh", self.speedKmh)
         json.endObject()
     }
 }

@@ -108,10 +108,7 @@ struct LeaderboardResponse: Encodable, JSONWritable, Sendable {
             json.key("me")
             me.write(to: &json)
         }
-        if let next = self.next {
-            json.key("next")
-            json.string(next)
-        }
+        json.member("next", self.next)
         json.endObject()
     }
 
@@ -160,10 +157,7 @@ extension MessageWire {
         json.number(self.from.rawValue)
         json.key("id")
         json.number(self.id)
-        if let readAt = self.readAt {
-            json.key("readAt")
-            json.date(readAt)
-        }
+        json.member("readAt", self.readAt)
         json.key("sentAt")
         json.date(self.sentAt)
         json.key("to")

@@ -103,14 +103,8 @@ struct WaitHistoryResponse: Encodable, JSONWritable, Sendable {
         json.beginArray()
         for bucket in self.buckets {
             json.beginObject()
-            if let posted = bucket.posted {
-                json.key("posted")
-                json.number(posted)
-            }
-            if let median = bucket.reportedMedian {
-                json.key("reportedMedian")
-                json.number(median)
-            }
+            json.member("posted", bucket.posted)
+            json.member("reportedMedian", bucket.reportedMedian)
             json.key("reports")
             json.number(Int64(bucket.reports))
             json.key("start")
