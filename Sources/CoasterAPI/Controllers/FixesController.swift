@@ -79,6 +79,13 @@ extension Request {
         return (limit, before)
     }
 
+    /// Where a page starts: `after`, the `next` of an earlier page, read by `place`; `nil` if not given.
+    func pageAfter<Place>(_ place: (Substring) -> Place?) throws -> Place? {
+        guard let text = self.uri.queryParameters["after"] else { return nil }
+        guard let after = place(text) else { throw Problem.invalidParameter("after", "the next cursor of an earlier page") }
+        return after
+    }
+
     /// A page's length: `limit`, 50 unless given, 1…200.
     func pageLimit() throws -> Int {
         guard let text = self.uri.queryParameters["limit"] else { return 50 }

@@ -50,11 +50,7 @@ struct FriendsController {
     @Sendable func requests(_ request: Request, context: AppRequestContext) async throws -> FriendRequestListResponse {
         let me = try context.requireIdentity()
         let limit = try request.pageLimit()
-        var after: FriendRequestPosition?
-        if let text = request.uri.queryParameters["after"] {
-            guard let place = FriendRequestPosition(cursor: text) else { throw Problem.invalidParameter("after", "the next cursor of an earlier page") }
-            after = place
-        }
+        let after = try request.pageAfter(FriendRequestPosition.init(cursor:))
         let (incoming, outgoing) = try await self.store.friendRequests(of: me.id, limit: limit, after: after)
         let item = { (r: FriendRequestListing) in FriendRequestListResponse.Item(user: UserWire(r.user), sentAt: r.sentAt) }
         return FriendRequestListResponse(incoming: incoming.map(item), outgoing: outgoing.map(item),

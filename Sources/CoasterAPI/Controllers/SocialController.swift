@@ -203,12 +203,8 @@ struct SocialController {
             offset = n
         }
         // A page after a place costs its length however deep; an offset walks every entry before it.
-        var after: LeaderboardPosition?
-        if let text = query["after"] {
-            guard query["offset"] == nil else { throw Problem.invalidParameter("after", "give offset or after, not both") }
-            guard let place = LeaderboardPosition(cursor: text) else { throw Problem.invalidParameter("after", "the next cursor of an earlier page") }
-            after = place
-        }
+        if query["after"] != nil, query["offset"] != nil { throw Problem.invalidParameter("after", "give offset or after, not both") }
+        let after = try request.pageAfter(LeaderboardPosition.init(cursor:))
         let limit = try request.pageLimit()
         let (entries, mine) = try await self.store.leaderboard(LeaderboardQuery(metric: metric, scope: scope, window: window), viewer: me.id,
                                                                limit: limit, offset: offset, after: after)
