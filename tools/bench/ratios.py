@@ -37,16 +37,20 @@ def main(directory):
                 return r
         return None
 
-    def wire(route, conns):
+    # tools/bench/http's first rows are its largest world's, which ran every route; smaller worlds,
+    # served beside it, ran locate and nearby.
+    users = next((r[0] for r in http if r[0].isdigit()), "?")
+
+    def wire(route, conns, size=None):
         for r in http:
-            if r[1] == route and r[2] == str(conns):
+            if r[0] == (size or users) and r[1] == route and r[2] == str(conns):
                 return number(r[3])
         return None
 
-    def wire_rounds(route, conns):
+    def wire_rounds(route, conns, size=None):
         """Each round's requests/s (tools/bench/http runs the routes in turns), or None."""
         for r in http:
-            if r[1] == route and r[2] == str(conns) and len(r) > 8:
+            if r[0] == (size or users) and r[1] == route and r[2] == str(conns) and len(r) > 8:
                 values = [number(v) for v in r[8].split("/")]
                 return values if values and None not in values else None
         return None
@@ -80,7 +84,6 @@ def main(directory):
 
     # Level 1: mean time per call (1e6 / calls per second) against PostGIS's mean in-server time,
     # at the size the peers ran at (tools/bench/all runs them at --users) when the engine ran at it.
-    users = next((r[0] for r in http if r[0].isdigit()), "?")
     at_1m = users == "1000000"
     same = int(users) if users.isdigit() and int(users) in sizes else small
     # Rows by their full names: the named forms' rows start the same way. The targets compare the
@@ -142,6 +145,18 @@ def main(directory):
     if server_rss is not None and users.isdigit():
         add(f"server memory with {int(users):,} users' positions (after the HTTP runs)", f"{server_rss:,} MiB", "", "", "≤ 1,024 MiB (at 1M)",
             server_rss <= 1024 if at_1m else None)
+    # Scale over HTTP: a route's time per request in the largest world against a smaller one's,
+    # round by round (the worlds served side by side, each route run at every size in turn): the
+    # smaller world's requests/s over the largest's.
+    for size in sorted({r[0] for r in http if r[0].isdigit() and r[0] != users}, key=int):
+        for route, label in (("GET /v1/locate", "wire locate"), ("GET /v1/friends/nearby?radius=500", "wire nearby")):
+            big, little = wire_rounds(route, 8), wire_rounds(route, 8, size)
+            if big and little and len(big) == len(little):
+                ratios = sorted(s / b for b, s in zip(big, little))
+                median = statistics.median(ratios)
+                spread = "" if ratios[0] == ratios[-1] else f" (rounds {ratios[0]:.2f}–{ratios[-1]:.2f}×)"
+                add(f"{label}, 8 connections: {int(users):,} vs {int(size):,} users (time per request)",
+                    f"{wire(route, 8):,.0f} req/s", f"{wire(route, 8, size):,.0f} req/s", f"{median:.2f}×{spread}", "≤ 1.2×", median <= 1.2)
     # Scale: the same engine operations at the largest size against the smallest, and memory.
     if large != small:
         for op, label in (("fence lookup, point (PostGIS's query)", "fence lookup, point"),
