@@ -152,7 +152,7 @@ public func buildRouter(_ service: Service) throws -> Router<AppRequestContext> 
     let admins = router.group("v1/admin").add(middleware: RequireAdmin())
     admins.addRoutes(AdminController(store: service.store, fences: service.fences).endpoints)
     // Last: it wraps only the not-found responder.
-    router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes))
+    router.add(middleware: AllowedMethodsMiddleware(routes: router.routes))
     return router
 }
 

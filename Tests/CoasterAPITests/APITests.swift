@@ -92,8 +92,11 @@ struct APITests {
         try await TestService.withApp { client in
             let user = try await client.register("ann")
             let cases: [(HTTPRequest.Method, String, String)] = [
-                (.delete, "/v1/fixes", "POST"), (.put, "/v1/users/\(user.id)", "GET, HEAD"), (.post, "/health", "GET, HEAD"),
-                (.delete, "/v1/checkins", "GET, HEAD, POST"), (.options, "/v1/parks/cedar-point/rides", "GET, HEAD"),
+                (.delete, "/v1/fixes", "OPTIONS, POST"), (.put, "/v1/users/\(user.id)", "GET, HEAD, OPTIONS"),
+                (.post, "/health", "GET, HEAD, OPTIONS"), (.delete, "/v1/checkins", "GET, HEAD, OPTIONS, POST"),
+                (.patch, "/v1/parks/cedar-point/rides", "GET, HEAD, OPTIONS"),
+                // Also the shape of /v1/friends/{userId} (DELETE): its own route's methods only.
+                (.put, "/v1/friends/nearby", "GET, HEAD, OPTIONS"),
             ]
             for (method, uri, allow) in cases {
                 try await client.execute(uri: uri, method: method, headers: user.auth) { response in
@@ -108,9 +111,38 @@ struct APITests {
             // Counted under the route's path, as every other answer of the route is.
             let metrics = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
             for (method, route) in [("DELETE", "/v1/fixes"), ("PUT", "/v1/users/{userId}"), ("POST", "/health"), ("DELETE", "/v1/checkins"),
-                                    ("OPTIONS", "/v1/parks/{parkId}/rides")] {
+                                    ("PATCH", "/v1/parks/{parkId}/rides")] {
                 #expect(metrics.contains("coasterlife_http_requests_total{method=\"\(method)\",route=\"\(route)\",status=\"405\"} 1"), "\(metrics)")
             }
+        }
+    }
+
+    /// `OPTIONS` on a path the service has is a 204 naming the methods served there, asked with
+    /// a token or without (a client learning the API has none yet); `OPTIONS *`, about the server
+    /// as a whole, names every method it serves, on either lane; a path it does not have is a 404.
+    @Test func optionsNamesTheMethodsServed() async throws {
+        let s = try await TestService()
+        defer { s.remove() }
+        try await FastLaneTests.withBothLanes(s) { live, lane, router in
+            let ann = try await live.register("ann")
+            for (uri, allow) in [("/v1/fixes", "OPTIONS, POST"), ("/v1/me", "GET, HEAD, OPTIONS, PATCH"), ("/v1/friends/nearby", "GET, HEAD, OPTIONS"),
+                                 ("/v1/users/\(ann.id)", "GET, HEAD, OPTIONS"), ("/health", "GET, HEAD, OPTIONS")] {
+                for headers in [ann.auth, [:]] {
+                    let response = try await live.execute(uri: uri, method: .options, headers: headers, body: nil)
+                    #expect(response.status == .noContent, "\(uri)")
+                    #expect(response.headers[.allow] == allow, "\(uri)")
+                    #expect(response.body.readableBytes == 0, "\(uri)")
+                }
+            }
+            let nowhere = try await live.execute(uri: "/v1/nothing", method: .options, headers: ann.auth, body: nil)
+            _ = try expectProblem(nowhere, .notFound, .notFound)
+            for connection in [lane, router] {
+                let answer = await connection.exchange("OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n") ?? "nothing"
+                #expect(answer.hasPrefix("HTTP/1.1 204 No Content\r\n"), "\(answer)")
+                #expect(answer.contains("\r\nAllow: DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT\r\n"), "\(answer)")
+            }
+            let metrics = String(buffer: try await live.get("/metrics", as: nil).body)
+            #expect(metrics.contains("coasterlife_http_requests_total{method=\"OPTIONS\",route=\"/v1/me\",status=\"204\"} 2"), "\(metrics)")
         }
     }
 

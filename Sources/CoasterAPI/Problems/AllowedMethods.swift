@@ -1,18 +1,24 @@
 import HTTPTypes
 import Hummingbird
 
-/// Answers a request to a path the service has, with a method it does not serve there, with a
-/// `405 Method Not Allowed` problem and an `Allow` header (RFC 9110 §15.5.6), where Hummingbird's
-/// router answers 404 as if the path did not exist.
+/// What a path the service has answers to a method no route serves there, where Hummingbird's
+/// router answers 404 as if the path did not exist:
+///
+/// - `OPTIONS` is `204 No Content` with an `Allow` header naming the methods served there
+///   (RFC 9110 §9.3.7); `OPTIONS *`, about the server as a whole, names every method it serves;
+/// - any other method is a `405 Method Not Allowed` problem with the same `Allow` header
+///   (RFC 9110 §15.5.6).
 ///
 /// Added to the router after every route, so it wraps only the router's not-found responder: it
 /// costs nothing on a route that matched.
-struct MethodNotAllowedMiddleware: RouterMiddleware {
+struct AllowedMethodsMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
 
     /// Each route's path, and the methods it is served with (HEAD wherever GET is: the router
-    /// generates those).
+    /// generates those; OPTIONS everywhere: this middleware answers it).
     private let paths: [(path: RouterPath, methods: [HTTPRequest.Method])]
+    /// Every method served somewhere, as `OPTIONS *`'s `Allow` header lists them.
+    private let everywhere: String
 
     init(routes: [Router<Context>.RouteDescription]) {
         var methods: [String: (path: RouterPath, methods: Set<HTTPRequest.Method>)] = [:]
@@ -20,32 +26,46 @@ struct MethodNotAllowedMiddleware: RouterMiddleware {
             methods[route.path.description, default: (route.path, [])].methods.insert(route.method)
         }
         self.paths = methods.values.map { route in
-            (route.path, Array(route.methods.contains(.get) ? route.methods.union([.head]) : route.methods))
+            (route.path, Array(route.methods.union(route.methods.contains(.get) ? [.head, .options] : [.options])))
         }
+        self.everywhere = Self.allowHeader(self.paths.reduce(into: Set()) { $0.formUnion($1.methods) })
     }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        if request.method == .options, request.uri.path == "*" {
+            context.coreContext.endpointPath.value = "*"
+            return Response(status: .noContent, headers: [.allow: self.everywhere])
+        }
         if let (route, allowed) = self.served(at: request.uri.path) {
             // The request metrics label it with the route, as every answer of a route is, not as
             // a path no route has.
             context.coreContext.endpointPath.value = route
+            if request.method == .options {
+                return Response(status: .noContent, headers: [.allow: allowed])
+            }
             throw Problem.methodNotAllowed(request.method, path: request.uri.path, allowed: allowed)
         }
         return try await next(request, context)
     }
 
+    /// Methods as an `Allow` header lists them: by name, comma-separated.
+    private static func allowHeader(_ methods: Set<HTTPRequest.Method>) -> String {
+        methods.map(\.rawValue).sorted().joined(separator: ", ")
+    }
+
     /// The route at `path` (the one with the most fixed segments where several match) and the
-    /// methods served there, as an `Allow` header lists them; `nil` if no route has it.
+    /// methods it is served with, as an `Allow` header lists them; `nil` if no route has it.
+    /// Only that route's: `/v1/friends/nearby` also fits `/v1/friends/{userId}`, but a DELETE
+    /// there asks to unfriend a user named "nearby" (a 404), not for anything nearby, and the
+    /// OpenAPI document lists GET alone at that path.
     func served(at path: String) -> (route: String, allowed: String)? {
         let segments = path.split(separator: "/", omittingEmptySubsequences: true)
-        let matching = self.paths.filter { Self.matches($0.path, segments) }
-        let methods = matching.reduce(into: Set<HTTPRequest.Method>()) { $0.formUnion($1.methods) }
-        let best = matching.map(\.path).sorted { a, b in
-            let (x, y) = (Self.fixedSegments(a), Self.fixedSegments(b))
-            return x != y ? x > y : a.description < b.description
+        let best = self.paths.filter { Self.matches($0.path, segments) }.min { a, b in
+            let (x, y) = (Self.fixedSegments(a.path), Self.fixedSegments(b.path))
+            return x != y ? x > y : a.path.description < b.path.description
         }
-        guard let route = best.first else { return nil }
-        return (route.description, methods.map(\.rawValue).sorted().joined(separator: ", "))
+        guard let best else { return nil }
+        return (best.path.description, Self.allowHeader(Set(best.methods)))
     }
 
     /// How many of a path's segments are fixed, not captured.
