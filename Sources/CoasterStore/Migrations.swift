@@ -526,6 +526,13 @@ enum Migrations {
                 """)
         }
 
+        migrator.registerMigration("2026-11-25 blocks by blocker and time") { db in
+            // Nothing bounds the users one user blocks, so the block list comes in pages, newest
+            // first: a range of this index (``Store/blockList``); it was every block, sorted, on
+            // each request.
+            try db.execute(sql: "CREATE INDEX blocks_by_blocker_and_time ON blocks(blocker, created_at, blocked)")
+        }
+
         return migrator
     }
 }

@@ -39,19 +39,26 @@ public struct FriendRequestListing: Hashable, Sendable {
     public var sentAt: Date
     /// Where the request stands in its list (newest first): its time as stored, not as a `Date`
     /// (seconds since 2001) gives it back, since the next page compares it with the stored times.
-    public var position: FriendRequestPosition
+    public var position: ListPosition
 }
 
-/// A place in a list of incoming requests, newest first: a request's time, and its sender where
-/// two came at once. A page after it starts with the next older request.
-public struct FriendRequestPosition: Hashable, Sendable {
-    public var sentAt: Double
+/// A place in a list of users newest first (the requests waiting on a user, the users they
+/// blocked): when the user entered the list, as stored, and the user, where two came at once. A
+/// page after it starts with the next older one.
+public struct ListPosition: Hashable, Sendable {
+    public var at: Double
     public var user: UserID
 
-    public init(sentAt: Double, user: UserID) {
-        self.sentAt = sentAt
+    public init(at: Double, user: UserID) {
+        self.at = at
         self.user = user
     }
+}
+
+/// A user the viewer has blocked, and where the block stands in their list (newest first).
+public struct BlockListing: Hashable, Sendable {
+    public var user: UserSummary
+    public var position: ListPosition
 }
 
 extension Store {
@@ -227,16 +234,16 @@ extension Store {
     /// Pending requests to and from `me`, newest first: a page of `limit` incoming requests (after
     /// `after`), a range of the index by recipient and time however many there are; every outgoing
     /// one (at most ``maximumPendingRequests``).
-    public func friendRequests(of me: UserID, limit: Int, after: FriendRequestPosition?)
+    public func friendRequests(of me: UserID, limit: Int, after: ListPosition?)
         async throws -> (incoming: [FriendRequestListing], outgoing: [FriendRequestListing]) {
         let arguments: StatementArguments = ["me": me.rawValue, "limit": limit,
-                                             "at": after?.sentAt ?? Double.infinity, "user": after?.user.rawValue ?? Int64.max]
+                                             "at": after?.at ?? Double.infinity, "user": after?.user.rawValue ?? Int64.max]
         return try await self.pool.read { db in
             func listing(_ sql: String) throws -> [FriendRequestListing] {
                 try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).map { row in
                     let user = Self.summary(row), sentAt: Double = row["created_at"]
                     return FriendRequestListing(user: user, sentAt: Date(timeIntervalSince1970: sentAt),
-                                                position: FriendRequestPosition(sentAt: sentAt, user: user.id))
+                                                position: ListPosition(at: sentAt, user: user.id))
                 }
             }
             return (try listing(Self.incomingRequests), try listing(Self.outgoingRequests))
@@ -256,15 +263,25 @@ extension Store {
         WHERE f.requester = :me AND f.status = 'pending' ORDER BY f.created_at DESC, f.addressee DESC
         """
 
-    /// The users `me` has blocked.
-    public func blocks(of me: UserID) async throws -> [UserSummary] {
+    /// A page of `limit` users `me` has blocked, newest first, after `after`: a range of the index
+    /// by blocker and time, however many they have blocked.
+    public func blocks(of me: UserID, limit: Int, after: ListPosition?) async throws -> [BlockListing] {
         try await self.pool.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT u.id, u.username, u.display_name FROM blocks b JOIN users u ON u.id = b.blocked
-                WHERE b.blocker = ? ORDER BY b.created_at DESC
-                """, arguments: [me.rawValue]).map(Self.summary)
+            try Row.fetchAll(db.cachedStatement(sql: Self.blockList), arguments: [
+                "me": me.rawValue, "limit": limit, "at": after?.at ?? Double.infinity, "user": after?.user.rawValue ?? Int64.max,
+            ]).map { row in
+                let user = Self.summary(row)
+                return BlockListing(user: user, position: ListPosition(at: row["created_at"], user: user.id))
+            }
         }
     }
+
+    /// A page of the users `:me` has blocked, newest first, after (`:at`, `:user`).
+    static let blockList = """
+        SELECT u.id, u.username, u.display_name, b.created_at FROM blocks b JOIN users u ON u.id = b.blocked
+        WHERE b.blocker = :me AND (b.created_at, b.blocked) < (:at, :user)
+        ORDER BY b.created_at DESC, b.blocked DESC LIMIT :limit
+        """
 
     /// Sets (or with `nil` clears) what `me` shows one friend.
     public func setSharingOverride(of me: UserID, for friend: UserID, _ override: SharingOverride?) async throws {

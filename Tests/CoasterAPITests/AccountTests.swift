@@ -398,6 +398,18 @@ struct FriendTests {
             try expectProblem(try await client.send(.post, "/v1/friends/requests", as: b, json: ["username": "ann"]), .notFound, .noSuchUser)
             let blocks = try json(try await client.get("/v1/blocks", as: a).body)
             #expect((blocks["users"] as? [[String: Any]])?.first?["username"] as? String == "bob")
+            #expect(blocks["next"] == nil)
+            // In pages, newest first: Cid's block, then Bob's after the cursor.
+            let c = try await client.register("cid")
+            #expect(try await client.send(.put, "/v1/blocks/\(c.id)", as: a).status == .ok)
+            let first = try json(try await client.get("/v1/blocks?limit=1", as: a).body)
+            #expect((first["users"] as? [[String: Any]])?.map { $0["username"] as? String } == ["cid"])
+            let second = try json(try await client.get("/v1/blocks?limit=1&after=\(try #require(first["next"] as? String))", as: a).body)
+            #expect((second["users"] as? [[String: Any]])?.map { $0["username"] as? String } == ["bob"])
+            let third = try json(try await client.get("/v1/blocks?limit=1&after=\(try #require(second["next"] as? String))", as: a).body)
+            #expect((third["users"] as? [Any])?.isEmpty == true && third["next"] == nil)
+            try expectProblem(try await client.get("/v1/blocks?after=yesterday", as: a), .badRequest, .invalidParameter)
+            try expectProblem(try await client.get("/v1/blocks?limit=0", as: a), .badRequest, .invalidParameter)
             #expect(try await client.send(.delete, "/v1/blocks/\(b.id)", as: a).status == .noContent)
             #expect(try await client.send(.post, "/v1/friends/requests", as: b, json: ["username": "ann"]).status == .created)
         }

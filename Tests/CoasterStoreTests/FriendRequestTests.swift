@@ -31,7 +31,7 @@ struct FriendRequestTests {
         // senders still pending, last first.
         let expected = Array((Int64(2)...40).filter { $0 % 7 != 0 }.reversed())
         var paged: [Int64] = []
-        var after: FriendRequestPosition?
+        var after: ListPosition?
         for _ in 0...expected.count / 4 {
             let (incoming, outgoing) = try await t.store.friendRequests(of: UserID(1), limit: 4, after: after)
             #expect(outgoing.map(\.user.id.rawValue) == [43, 42, 41])
@@ -48,6 +48,41 @@ struct FriendRequestTests {
         let plan = try await QueryPlanTests.plan(Store.incomingRequests, ["me": 1, "at": 1e9, "user": 5, "limit": 50])
         #expect(plan.contains("SEARCH f USING COVERING INDEX friendships_by_addressee_and_time (addressee=? AND status=? AND (created_at,requester)<(?,?))"),
                 "\(plan)")
+        #expect(plan.allSatisfy { !$0.hasPrefix("SCAN") && !$0.contains("TEMP B-TREE") }, "\(plan)")
+    }
+
+    /// The users one has blocked in pages, the same way: blocks made three at an instant (the
+    /// blocked user breaks the tie), some lifted since; every page is the next blocks, newest
+    /// first, and the pages together are all of them, each once. Another user's blocks are not in
+    /// it.
+    @Test func blocksComeInPagesNewestFirst() async throws {
+        let t = try TemporaryStore(now: { Date(timeIntervalSince1970: 1_781_100_000) })
+        defer { t.remove() }
+        try await t.store.pool.write { db in
+            try db.addRiders(1...40)
+            for blocked in Int64(3)...40 {
+                try db.execute(sql: "INSERT INTO blocks (blocker, blocked, created_at) VALUES (1, ?, ?)",
+                               arguments: [blocked, 1_781_000_000.123456789 + Double((blocked - 3) / 3) * 0.7])
+            }
+            try db.execute(sql: "DELETE FROM blocks WHERE blocker = 1 AND blocked % 5 = 0")
+            try db.execute(sql: "INSERT INTO blocks (blocker, blocked, created_at) VALUES (2, 1, 1781000100), (2, 3, 1781000101)")
+        }
+        let expected = Array((Int64(3)...40).filter { $0 % 5 != 0 }.reversed())
+        var paged: [Int64] = []
+        var after: ListPosition?
+        for _ in 0...expected.count / 4 {
+            let page = try await t.store.blocks(of: UserID(1), limit: 4, after: after)
+            paged += page.map(\.user.id.rawValue)
+            guard page.count == 4, let last = page.last else { break }
+            after = last.position
+        }
+        #expect(paged == expected)
+        #expect(try await t.store.blocks(of: UserID(2), limit: 50, after: nil).map(\.user.id.rawValue) == [3, 1])
+    }
+
+    @Test func aPageOfBlocksIsARangeOfTheIndex() async throws {
+        let plan = try await QueryPlanTests.plan(Store.blockList, ["me": 1, "at": 1e9, "user": 5, "limit": 50])
+        #expect(plan.contains("SEARCH b USING COVERING INDEX blocks_by_blocker_and_time (blocker=? AND (created_at,blocked)<(?,?))"), "\(plan)")
         #expect(plan.allSatisfy { !$0.hasPrefix("SCAN") && !$0.contains("TEMP B-TREE") }, "\(plan)")
     }
 }

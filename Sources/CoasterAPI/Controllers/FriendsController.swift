@@ -50,7 +50,7 @@ struct FriendsController {
     @Sendable func requests(_ request: Request, context: AppRequestContext) async throws -> FriendRequestListResponse {
         let me = try context.requireIdentity()
         let limit = try request.pageLimit()
-        let after = try request.pageAfter(FriendRequestPosition.init(cursor:))
+        let after = try request.pageAfter(ListPosition.init(cursor:))
         let (incoming, outgoing) = try await self.store.friendRequests(of: me.id, limit: limit, after: after)
         let item = { (r: FriendRequestListing) in FriendRequestListResponse.Item(user: UserWire(r.user), sentAt: r.sentAt) }
         return FriendRequestListResponse(incoming: incoming.map(item), outgoing: outgoing.map(item),
@@ -118,8 +118,11 @@ struct FriendsController {
         return .noContent
     }
 
-    @Sendable func blocks(_ request: Request, context: AppRequestContext) async throws -> UserListResponse {
-        UserListResponse(users: try await self.store.blocks(of: try context.requireIdentity().id).map(UserWire.init))
+    @Sendable func blocks(_ request: Request, context: AppRequestContext) async throws -> BlockListResponse {
+        let me = try context.requireIdentity()
+        let limit = try request.pageLimit()
+        let blocks = try await self.store.blocks(of: me.id, limit: limit, after: try request.pageAfter(ListPosition.init(cursor:)))
+        return BlockListResponse(users: blocks.map { UserWire($0.user) }, next: blocks.count == limit ? blocks.last?.position.cursor : nil)
     }
 
     @Sendable func block(_ request: Request, context: AppRequestContext) async throws -> UserWire {

@@ -212,19 +212,22 @@ struct FriendRequestListResponse: ResponseEncodable, Sendable {
     var next: String?
 }
 
-extension FriendRequestPosition {
-    /// `after=` of the next page: the request's time (seconds, exact) and its sender.
-    var cursor: String { "\(self.sentAt)_\(self.user.rawValue)" }
+extension ListPosition {
+    /// `after=` of the next page: the time the user entered the list (seconds, exact) and the user.
+    var cursor: String { "\(self.at)_\(self.user.rawValue)" }
 
     init?(cursor: some StringProtocol) {
         let parts = cursor.split(separator: "_", omittingEmptySubsequences: false)
-        guard parts.count == 2, let sentAt = Double(parts[0]), sentAt.isFinite, let user = Int64(parts[1]) else { return nil }
-        self.init(sentAt: sentAt, user: UserID(user))
+        guard parts.count == 2, let at = Double(parts[0]), at.isFinite, let user = Int64(parts[1]) else { return nil }
+        self.init(at: at, user: UserID(user))
     }
 }
 
-struct UserListResponse: ResponseEncodable, Sendable {
+/// `GET /v1/blocks`: a page of the users the caller blocked, newest first.
+struct BlockListResponse: ResponseEncodable, Sendable {
     var users: [UserWire]
+    /// Where the next page starts (`after=`), when this one is full.
+    var next: String?
 }
 
 /// `PUT /v1/admin/parks/{parkId}`.
