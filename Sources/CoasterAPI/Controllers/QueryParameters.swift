@@ -12,6 +12,31 @@ extension Request {
     func optionalNumber(_ name: String) throws -> Double? {
         try self.uri.queryParameters.optionalNumber(name)
     }
+
+    /// `limit` (1…200, default 50) and `before` (an id) query parameters for newest-first lists.
+    func paging() throws -> (limit: Int, before: Int64?) {
+        let limit = try self.pageLimit()
+        var before: Int64?
+        if let text = self.uri.queryParameters["before"] {
+            guard let n = Int64(text), n > 0 else { throw Problem.invalidParameter("before", "an id from an earlier page") }
+            before = n
+        }
+        return (limit, before)
+    }
+
+    /// Where a page starts: `after`, the `next` of an earlier page, read by `place`; `nil` if not given.
+    func pageAfter<Place>(_ place: (Substring) -> Place?) throws -> Place? {
+        guard let text = self.uri.queryParameters["after"] else { return nil }
+        guard let after = place(text) else { throw Problem.invalidParameter("after", "the next cursor of an earlier page") }
+        return after
+    }
+
+    /// A page's length: `limit`, 50 unless given, 1…200.
+    func pageLimit() throws -> Int {
+        guard let text = self.uri.queryParameters["limit"] else { return 50 }
+        guard let n = Int(text), (1...200).contains(n) else { throw Problem.invalidParameter("limit", "a whole number in 1…200") }
+        return n
+    }
 }
 
 /// Query parameters by name, the first of a name given twice: Hummingbird's parsed ones, or the

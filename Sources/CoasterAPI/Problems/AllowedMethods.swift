@@ -14,9 +14,9 @@ import Hummingbird
 struct AllowedMethodsMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
 
-    /// Each route's path, and the methods it is served with (HEAD wherever GET is: the router
-    /// generates those; OPTIONS everywhere: this middleware answers it).
-    private let paths: [(path: RouterPath, methods: [HTTPRequest.Method])]
+    /// Each route's path, and the methods it is served with as its `Allow` header lists them (HEAD
+    /// wherever GET is: the router generates those; OPTIONS everywhere: this middleware answers it).
+    private let paths: [(path: RouterPath, allowed: String)]
     /// Every method served somewhere, as `OPTIONS *`'s `Allow` header lists them.
     private let everywhere: String
 
@@ -25,10 +25,11 @@ struct AllowedMethodsMiddleware: RouterMiddleware {
         for route in routes {
             methods[route.path.description, default: (route.path, [])].methods.insert(route.method)
         }
-        self.paths = methods.values.map { route in
-            (route.path, Array(route.methods.union(route.methods.contains(.get) ? [.head, .options] : [.options])))
+        let served = methods.values.map { route in
+            (path: route.path, methods: route.methods.union(route.methods.contains(.get) ? [.head, .options] : [.options]))
         }
-        self.everywhere = Self.allowHeader(self.paths.reduce(into: Set()) { $0.formUnion($1.methods) })
+        self.paths = served.map { ($0.path, Self.allowHeader($0.methods)) }
+        self.everywhere = Self.allowHeader(served.reduce(into: Set()) { $0.formUnion($1.methods) })
     }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -65,7 +66,7 @@ struct AllowedMethodsMiddleware: RouterMiddleware {
             return x != y ? x > y : a.path.description < b.path.description
         }
         guard let best else { return nil }
-        return (best.path.description, Self.allowHeader(Set(best.methods)))
+        return (best.path.description, best.allowed)
     }
 
     /// How many of a path's segments are fixed, not captured.
