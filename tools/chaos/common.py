@@ -73,13 +73,17 @@ class Server:
         return self.process.returncode
 
 
-def request(port, method, path, body=None, token=None, conn=None, timeout=10):
+def request(port, method, path, body=None, token=None, conn=None, timeout=10, content_type="application/json"):
+    """One request; `body` is sent as JSON, or as it is if it is bytes (with `content_type`).
+    Returns the status and the answer, decoded if it is JSON."""
     own = conn is None
     conn = conn or http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
-    headers = {"Content-Type": "application/json"}
+    headers = {"Content-Type": content_type}
     if token:
         headers["Authorization"] = "Bearer " + token
-    conn.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
+    if body is not None and not isinstance(body, bytes):
+        body = json.dumps(body)
+    conn.request(method, path, body=body, headers=headers)
     response = conn.getresponse()
     data = response.read()
     if own:
