@@ -141,7 +141,12 @@ struct FixTests {
             for (body, says) in [(#"{"lat":1 "lon":2,\#(time)}"#, "not valid JSON: invalid value around character 9"),
                                  (#"{"lat":1e400,"lon":2,\#(time)}"#, "not valid JSON: the number 1e400 is out of range"),
                                  (#"[{"lat":1,"lon":-1e999,\#(time)}]"#, "not valid JSON: the number -1e999 is out of range"),
-                                 (#"{"lat":1,"lon":2,"#, "not valid JSON: unexpected end of the body")] {
+                                 (#"{"lat":1,"lon":2,"#, "not valid JSON: unexpected end of the body"),
+                                 // JSON Foundation reads past: a trailing comma, a name twice (it kept the first).
+                                 (#"{"lat":1,"lon":2,\#(time),}"#, "not valid JSON: a comma before the } at character 52"),
+                                 (#"[{"lat":1,"lon":2,\#(time)},]"#, "not valid JSON: a comma before the ] at character 54"),
+                                 (#"{"lat":1,"lon":2,"lat":3,\#(time)}"#,
+                                  #"not valid JSON: the name "lat" twice in one object, again at character 17"#)] {
                 let response = try await client.execute(uri: "/v1/fixes", method: .post, headers: ann.auth, body: ByteBuffer(string: body))
                 let problem = try expectProblem(response, .badRequest, .malformedBody)
                 #expect(problem["detail"] as? String == says, "\(body)")
@@ -150,6 +155,11 @@ struct FixTests {
             let profile = try await client.execute(uri: "/v1/me", method: .patch, headers: ann.auth, body: ByteBuffer(string: #"{"displayName":"A" "#))
             let problem = try expectProblem(profile, .badRequest, .malformedBody)
             #expect(problem["detail"] as? String == "not valid JSON: unexpected end of the body")
+            // A repeated name is refused before the body's shape is judged (here a check-in's).
+            let twice = try await client.execute(uri: "/v1/checkins", method: .post, headers: ann.auth,
+                                                 body: ByteBuffer(string: #"{"parkId":"nowhere","parkId":"cedar-point"}"#))
+            let repeated = try expectProblem(twice, .badRequest, .malformedBody)
+            #expect(repeated["detail"] as? String == #"not valid JSON: the name "parkId" twice in one object, again at character 20"#)
         }
     }
 

@@ -151,6 +151,26 @@ struct OwnTracksTests {
         }
     }
 
+    /// JSON that Foundation reads past (a trailing comma, a name twice) is malformed as well; the
+    /// same fix written strictly is stored.
+    @Test func laxJSONIsMalformed() async throws {
+        try await TestService.withService { service, client in
+            let ann = try await client.register("ann")
+            let tst = Int(Date().timeIntervalSince1970) - 60
+            let members = #""lat":41.4816,"lon":-82.6882,"acc":12,"tst":\#(tst)"#
+            func post(_ payload: String) async throws -> Int {
+                let response = try await client.execute(uri: "/owntracks", method: .post, headers: Self.basic(ann), body: ByteBuffer(string: payload))
+                #expect(response.status == .ok)
+                return try await service.service.store.fixCount(of: UserID(ann.id))
+            }
+            for lax in [#"{"_type":"location",\#(members),}"#, #"[{"_type":"location",\#(members)},]"#,
+                        #"{"_type":"location","lat":0,\#(members)}"#, #"{"_type":"transition","_type":"location",\#(members)}"#] {
+                #expect(try await post(lax) == 0, "\(lax)")
+            }
+            #expect(try await post(#"{"_type":"location",\#(members)}"#) == 1)
+        }
+    }
+
     @Test(arguments: [
         #"{"_type":"location","lat":"41.48","lon":-82.68,"tst":1}"#,
         #"{"_type":"location","lat":41.48,"lon":-82.68}"#,

@@ -74,6 +74,10 @@ struct ParkImportTests {
     static let square = Fixtures.square(minLon: 0.002, minLat: 0.002, size: 0.001)
     static let badCases: [BadCase] = [
         BadCase(name: "not JSON", document: Data("{".utf8), feature: nil, pointer: "", reason: "not valid JSON"),
+        BadCase(name: "a trailing comma", document: Data(#"{"type":"FeatureCollection","features":[],}"#.utf8), feature: nil, pointer: "",
+                reason: "not valid JSON: a comma before the } at character 41"),
+        BadCase(name: "a name twice", document: Data(#"{"type":"FeatureCollection","type":"Feature","features":[]}"#.utf8), feature: nil,
+                pointer: "", reason: #"not valid JSON: the name "type" twice in one object"#),
         BadCase(name: "not a collection", document: Data(#"{"type":"Feature"}"#.utf8), feature: nil, pointer: "/type", reason: "FeatureCollection"),
         BadCase(name: "no park", document: Data(#"{"type":"FeatureCollection","features":[]}"#.utf8), feature: nil, pointer: "/features", reason: "kind"),
         BadCase(name: "latitude out of range",

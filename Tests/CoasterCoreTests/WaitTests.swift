@@ -148,6 +148,11 @@ struct WaitReportTests {
         #expect(rows[0].at == rows[1].at.addingTimeInterval(-300))
         let json = #"[{"ride":"millennium-force","at":"2026-07-04T16:00:00Z","minutes":45},{"ride":"valravn","at":"2026-07-04T16:00:00Z","minutes":null}]"#
         #expect(try PostedWaitFeed.parse(Data(json.utf8), park: "cedar-point", timeZone: ny, csv: false).count == 2)
+        let lax = #"[{"ride":"valravn","at":"2026-07-04T16:00:00Z","minutes":5},]"#
+        let laxRejection = try #require(throws: ImportRejection.self) {
+            try PostedWaitFeed.parse(Data(lax.utf8), park: "cedar-point", timeZone: ny, csv: false)
+        }
+        #expect(laxRejection.issues.map(\.reason) == ["not valid JSON: a comma before the ] at character 59"])
         let bad = "ride,at,minutes\nmillennium-force,noon,45\nNOT A RIDE,2026-07-04 12:00:00,45\nmaverick,2026-07-04 12:00:00,9999\n"
         let rejection = try #require(throws: ImportRejection.self) { try PostedWaitFeed.parse(Data(bad.utf8), park: "cedar-point", timeZone: ny, csv: true) }
         #expect(rejection.issues.map(\.pointer) == ["/1/at", "/2/ride", "/3/minutes"])

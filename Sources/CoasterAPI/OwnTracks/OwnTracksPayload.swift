@@ -19,7 +19,7 @@ enum OwnTracksMessage: Hashable, Sendable {
 enum OwnTracksPayload {
     /// The messages, or `nil` when the body is malformed anywhere: then nothing of it is used.
     static func decode(_ data: Data) -> [OwnTracksMessage]? {
-        guard data.count <= 1 << 20, let json = try? JSONDecoder().decode(JSONValue.self, from: data) else { return nil }
+        guard data.count <= 1 << 20, let json = try? JSONValue.strict(data) else { return nil }
         switch json {
         case .array(let items):
             var out: [OwnTracksMessage] = []

@@ -1,3 +1,4 @@
+import CoasterCore
 import Foundation
 
 /// The one JSON decoder of request bodies (``JSONBody``): times are RFC 3339 strings.
@@ -15,16 +16,28 @@ enum JSONDecoding {
         return decoder
     }()
 
-    /// Decodes `data` with ``decoder``. Where the bytes are not JSON, `JSONDecoder` says only "The
-    /// given data was not valid JSON." (no position, no reason, for a missing comma as for a number
-    /// out of range); the error thrown then says what and where, as `JSONSerialization` finds it.
+    /// Decodes `data` with ``decoder``, held to RFC 8259 where the decoder is lax (a trailing
+    /// comma, a repeated name: ``JSONSyntax``). Where the bytes are not JSON, `JSONDecoder` says only
+    /// "The given data was not valid JSON." (no position, no reason, for a missing comma as for a
+    /// number out of range); the error thrown then says what and where, as `JSONSerialization`
+    /// finds it. A body that is JSON but lax is refused as not JSON, before its shape is judged.
     static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        let value: T
         do {
-            return try Self.decoder.decode(T.self, from: data)
+            value = try Self.decoder.decode(T.self, from: data)
         } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty && context.underlyingError == nil {
             guard let reason = Self.syntaxError(in: data) else { throw DecodingError.dataCorrupted(context) }
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "not valid JSON: \(reason)"))
+        } catch {
+            if let laxity = JSONSyntax.laxity(in: data) { throw Self.notJSON(laxity) }
+            throw error
         }
+        if let laxity = JSONSyntax.laxity(in: data) { throw Self.notJSON(laxity) }
+        return value
+    }
+
+    private static func notJSON(_ laxity: JSONSyntax.Laxity) -> DecodingError {
+        DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "not valid JSON: \(laxity)"))
     }
 
     /// What makes `data` no JSON, in a client's words (`nil` if it is JSON): "invalid value around

@@ -68,7 +68,7 @@ public struct ParkImporter: Sendable {
     public func definition(from data: Data, expectedPark: ParkID? = nil) throws(ImportRejection) -> ParkDefinition {
         let json: JSONValue
         do {
-            json = try JSONDecoder().decode(JSONValue.self, from: data)
+            json = try JSONValue.strict(data)
         } catch {
             throw ImportRejection(issues: [ImportIssue(feature: nil, pointer: "", reason: "not valid JSON: \(Self.describe(error))")])
         }
@@ -89,6 +89,8 @@ public struct ParkImporter: Sendable {
         case DecodingError.dataCorrupted(let context):
             let underlying = (context.underlyingError as? NSError)?.userInfo[NSDebugDescriptionErrorKey] as? String
             return underlying ?? context.debugDescription
+        case let laxity as JSONSyntax.Laxity:
+            return laxity.description
         default:
             return "unreadable"
         }

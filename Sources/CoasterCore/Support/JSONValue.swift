@@ -80,3 +80,14 @@ public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
         JSONPointer(self.description + "/" + String(index))
     }
 }
+
+extension JSONValue {
+    /// `data` read as JSON and held to RFC 8259 where Foundation's parser is lax (a trailing
+    /// comma, a repeated name: ``JSONSyntax``). Throws Foundation's `DecodingError` for what is not
+    /// JSON at all, a ``JSONSyntax/Laxity`` for those two.
+    public static func strict(_ data: Data) throws -> JSONValue {
+        let value = try JSONDecoder().decode(JSONValue.self, from: data)
+        if let laxity = JSONSyntax.laxity(in: data) { throw laxity }
+        return value
+    }
+}

@@ -54,9 +54,16 @@ public enum PostedWaitFeed {
                 }
             }
         } else {
-            guard let json = try? JSONDecoder().decode(JSONValue.self, from: data), case .array(let items) = json else {
-                throw ImportRejection(issues: [ImportIssue(feature: nil, pointer: "", reason: "expected a JSON array of {ride, at, minutes}")])
+            let shape = ImportRejection(issues: [ImportIssue(feature: nil, pointer: "", reason: "expected a JSON array of {ride, at, minutes}")])
+            let json: JSONValue
+            do {
+                json = try JSONValue.strict(data)
+            } catch let laxity as JSONSyntax.Laxity {
+                throw ImportRejection(issues: [ImportIssue(feature: nil, pointer: "", reason: "not valid JSON: \(laxity)")])
+            } catch {
+                throw shape
             }
+            guard case .array(let items) = json else { throw shape }
             guard items.count <= maximumRows else {
                 throw ImportRejection(issues: [ImportIssue(feature: nil, pointer: "", reason: "at most \(maximumRows) rows")])
             }
