@@ -31,6 +31,21 @@ public struct FriendListing: Hashable, Sendable {
     public var since: Date
     /// The last time the friend used the service, `nil` when their sharing hides it from the viewer.
     public var lastSeen: Date?
+
+    /// Where the friend stands in the list.
+    public var position: NamePosition { NamePosition(displayName: self.user.displayName, username: self.user.username) }
+}
+
+/// A place in a list by name: by display name, ASCII letters alike in either case (SQLite's
+/// `NOCASE`), then by username, which is unique.
+public struct NamePosition: Hashable, Sendable {
+    public var displayName: String
+    public var username: String
+
+    public init(displayName: String, username: String) {
+        self.displayName = displayName
+        self.username = username
+    }
 }
 
 /// A pending request, from the viewer's side.
@@ -204,11 +219,15 @@ extension Store {
             """, arguments: ["a": a.rawValue, "b": b.rawValue])
     }
 
-    /// Accepted friends, by display name. `lastSeen` respects each friend's sharing towards `me`.
-    public func friends(of me: UserID) async throws -> [FriendListing] {
+    /// A page of `limit` accepted friends by display name (``NamePosition``), after `after`.
+    /// `lastSeen` respects each friend's sharing towards `me`. A page sorts every friend (at most
+    /// ``maximumFriends``): no index orders another person's names.
+    public func friends(of me: UserID, limit: Int = Store.maximumFriends, after: NamePosition? = nil) async throws -> [FriendListing] {
         let now = self.now()
+        let arguments: StatementArguments = ["me": me.rawValue, "limit": limit,
+                                             "name": after?.displayName ?? "", "username": after?.username ?? ""]
         return try await self.pool.read { db in
-            try Row.fetchAll(db.cachedStatement(sql: Self.friendList), arguments: ["me": me.rawValue]).map { row in
+            try Row.fetchAll(db.cachedStatement(sql: Self.friendList), arguments: arguments).map { row in
                 let towardsMe = row["o_hidden"] == nil ? [:] : [me: Self.override(row, precision: "o_precision", hidden: "o_hidden")]
                 let visible = Self.sharing(row, overrides: towardsMe).visibility(to: me, at: now) != nil
                 return FriendListing(
@@ -218,9 +237,10 @@ extension Store {
         }
     }
 
-    /// The friend list (``friends(of:)``): each friend with their sharing and their override
-    /// towards `:me` alone, in one statement (it read every friend's overrides, towards everyone,
-    /// one statement a friend).
+    /// A page of the friend list (``friends(of:limit:after:)``): each friend with their sharing
+    /// and their override towards `:me` alone, in one statement (it read every friend's overrides,
+    /// towards everyone, one statement a friend); after (`:name`, `:username`), which the first
+    /// page gives as ('', ''), before every username.
     static let friendList = """
         SELECT u.id, u.username, u.display_name, u.ghost, u.ghost_until, u.precision, u.last_seen_at, f.accepted_at,
                o.precision AS o_precision, o.hidden AS o_hidden
@@ -228,7 +248,8 @@ extension Store {
         JOIN users u ON u.id = CASE WHEN f.requester = :me THEN f.addressee ELSE f.requester END
         LEFT JOIN sharing_overrides o ON o.user_id = u.id AND o.friend_id = :me
         WHERE (f.requester = :me OR f.addressee = :me) AND f.status = 'accepted'
-        ORDER BY u.display_name COLLATE NOCASE, u.username
+          AND (u.display_name > :name COLLATE NOCASE OR (u.display_name = :name COLLATE NOCASE AND u.username > :username))
+        ORDER BY u.display_name COLLATE NOCASE, u.username LIMIT :limit
         """
 
     /// Pending requests to and from `me`, newest first: a page of `limit` incoming requests (after

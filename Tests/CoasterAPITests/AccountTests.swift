@@ -282,6 +282,38 @@ struct FriendTests {
         }
     }
 
+    /// The friend list in pages by display name: `next` while a page is full, every friend once;
+    /// a cursor that is not one (not hexadecimal, not UTF-8, no username) is a 400.
+    @Test func theFriendListComesInPages() async throws {
+        try await TestService.withApp { client in
+            let me = try await client.register("zoe")
+            for name in ["dan", "ann", "cat", "bob_b", "eve"] {
+                let friend = try await client.register(name)
+                #expect(try await client.send(.post, "/v1/friends/requests", as: friend, json: ["username": "zoe"]).status == .created)
+                #expect(try await client.send(.post, "/v1/friends/requests/\(friend.id)/accept", as: me).status == .ok)
+            }
+            var seen: [String] = [], after = "", pages = 0
+            for _ in 0..<5 {
+                let page = try json(try await client.get("/v1/friends?limit=2" + after, as: me).body)
+                seen += (page["friends"] as? [[String: Any]] ?? []).compactMap { $0["username"] as? String }
+                pages += 1
+                guard let next = page["next"] as? String else { break }
+                after = "&after=" + next
+            }
+            #expect(seen == ["ann", "bob_b", "cat", "dan", "eve"])
+            #expect(pages == 3)
+            let whole = try json(try await client.get("/v1/friends", as: me).body)
+            #expect((whole["friends"] as? [Any])?.count == 5 && whole["next"] == nil)
+            for bad in ["zz_ann", "616_ann", "61_Ann", "ff_ann", "+1_ann", "61"] {
+                try expectProblem(try await client.get("/v1/friends?after=\(bad)", as: me), .badRequest, .invalidParameter)
+            }
+            try expectProblem(try await client.get("/v1/friends?limit=0", as: me), .badRequest, .invalidParameter)
+            // A cursor reads back as its place, whatever the name holds.
+            let place = NamePosition(displayName: "Zoë 🎢 _x\u{0}", username: "a_b.c")
+            #expect(NamePosition(cursor: place.cursor) == place)
+        }
+    }
+
     @Test func requestingSomeoneWhoAskedFirstAccepts() async throws {
         try await TestService.withApp { client in
             let a = try await client.register("ann")

@@ -106,6 +106,8 @@ struct JSONWriterTests {
             }
         }
         try self.agree(FriendListResponse(friends: friends))
+        try self.agree(FriendListResponse(friends: friends, next: NamePosition(displayName: "Quote \" 🎢", username: "b_c").cursor))
+        try self.agree(FriendListResponse(friends: [], next: "\"\\"))
         try self.agree(FriendListResponse(friends: []))
     }
 

@@ -80,6 +80,47 @@ struct FriendRequestTests {
         #expect(try await t.store.blocks(of: UserID(2), limit: 50, after: nil).map(\.user.id.rawValue) == [3, 1])
     }
 
+    /// Friends by display name in pages: names equal but for ASCII case (one place, then by
+    /// username), names equal but for a non-ASCII letter's case (two places: NOCASE folds ASCII
+    /// only), a name that is a prefix of another, friends both ways; a pending request and other
+    /// people's friends left out. Every page size gives the whole list once, in order.
+    @Test func friendsComeInPagesByName() async throws {
+        let t = try TemporaryStore()
+        defer { t.remove() }
+        let names = ["bob", "Bob", "BOB", "Émile", "émile", "Ann", "Anna", "ann", "zed", "Z", "_x", "42"]
+        try await t.store.pool.write { db in
+            try db.execute(sql: "INSERT INTO users (id, username, display_name, password_hash, role, created_at) VALUES (1, 'me', 'Me', 'x', 'member', 0)")
+            for (i, name) in names.enumerated() {
+                // Usernames against the names' order, so that the tie-break shows.
+                try db.execute(sql: "INSERT INTO users (id, username, display_name, password_hash, role, created_at) VALUES (?, ?, ?, 'x', 'member', 0)",
+                               arguments: [i + 2, "u\(99 - i)", name])
+                let (requester, addressee) = i % 2 == 0 ? (1, i + 2) : (i + 2, 1)
+                try db.execute(sql: "INSERT INTO friendships (requester, addressee, status, created_at, accepted_at) VALUES (?, ?, ?, 0, 0)",
+                               arguments: [requester, addressee, "accepted"])
+            }
+            try db.addRiders(100...102)
+            try db.execute(sql: """
+                INSERT INTO friendships (requester, addressee, status, created_at, accepted_at)
+                VALUES (100, 101, 'accepted', 0, 0), (102, 1, 'pending', 0, NULL)
+                """)
+        }
+        let whole = try await t.store.friends(of: UserID(1))
+        #expect(whole.map(\.user.displayName) == ["42", "_x", "ann", "Ann", "Anna", "BOB", "Bob", "bob", "Z", "zed", "Émile", "émile"])
+        #expect(whole.map(\.user.username) == ["u88", "u89", "u92", "u94", "u93", "u97", "u98", "u99", "u90", "u91", "u96", "u95"])
+        for size in 1...4 {
+            var paged: [String] = []
+            var after: NamePosition?
+            for _ in 0...whole.count {
+                let page = try await t.store.friends(of: UserID(1), limit: size, after: after)
+                paged += page.map(\.user.username)
+                guard page.count == size, let last = page.last else { break }
+                after = last.position
+            }
+            #expect(paged == whole.map(\.user.username), "pages of \(size)")
+        }
+        #expect(try await t.store.friends(of: UserID(100)).map(\.user.id) == [UserID(101)])
+    }
+
     @Test func aPageOfBlocksIsARangeOfTheIndex() async throws {
         let plan = try await QueryPlanTests.plan(Store.blockList, ["me": 1, "at": 1e9, "user": 5, "limit": 50])
         #expect(plan.contains("SEARCH b USING COVERING INDEX blocks_by_blocker_and_time (blocker=? AND (created_at,blocked)<(?,?))"), "\(plan)")

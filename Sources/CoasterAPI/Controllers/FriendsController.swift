@@ -40,11 +40,14 @@ struct FriendsController {
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> FriendListResponse {
         let now = self.now()
-        let friends = try await self.store.friends(of: try context.requireIdentity().id)
+        let me = try context.requireIdentity()
+        let limit = try request.pageLimit()
+        let after = try request.pageAfter(NamePosition.init(cursor:))
+        let friends = try await self.store.friends(of: me.id, limit: limit, after: after)
         return FriendListResponse(friends: friends.map { f in
             FriendWire(id: f.user.id, username: f.user.username, displayName: f.user.displayName, since: f.since,
                        lastSeen: f.lastSeen, online: f.lastSeen.map { now.timeIntervalSince($0) < Self.onlineWindow } ?? false)
-        })
+        }, next: friends.count == limit ? friends.last?.position.cursor : nil)
     }
 
     @Sendable func requests(_ request: Request, context: AppRequestContext) async throws -> FriendRequestListResponse {

@@ -169,8 +169,11 @@ struct FriendWire: Encodable, Sendable {
 
 /// `GET /v1/friends`, written by hand (``JSONWritable``): `JSONEncoder` was a fifth of the route's
 /// CPU. Its `Encodable` form is the reference the tests hold it to.
+/// `GET /v1/friends`: a page of the caller's friends by display name.
 struct FriendListResponse: Encodable, JSONWritable, Sendable {
     var friends: [FriendWire]
+    /// Where the next page starts (`after=`), when this one is full.
+    var next: String?
 
     func write(to json: inout JSONWriter) {
         json.beginObject()
@@ -192,10 +195,13 @@ struct FriendListResponse: Encodable, JSONWritable, Sendable {
             json.endObject()
         }
         json.endArray()
+        json.member("next", self.next)
         json.endObject()
     }
 
-    var jsonCapacity: Int { self.friends.reduce(32) { $0 + $1.displayName.utf8.count + $1.username.utf8.count + 140 } }
+    var jsonCapacity: Int {
+        self.friends.reduce(48 + (self.next?.utf8.count ?? 0)) { $0 + $1.displayName.utf8.count + $1.username.utf8.count + 140 }
+    }
 }
 
 struct FriendRequestListResponse: ResponseEncodable, Sendable {
@@ -210,6 +216,35 @@ struct FriendRequestListResponse: ResponseEncodable, Sendable {
     var outgoing: [Item]
     /// Where the next page of incoming requests starts (`after=`), when this one is full.
     var next: String?
+}
+
+extension NamePosition {
+    /// `after=` of the next page: the display name's UTF-8 in hexadecimal, `_`, the username
+    /// (which has no character of hexadecimal's case but digits, and may have `_` itself).
+    var cursor: String {
+        let digits = Array("0123456789abcdef".utf8)
+        var hex: [UInt8] = []
+        hex.reserveCapacity(self.displayName.utf8.count * 2)
+        for byte in self.displayName.utf8 { hex += [digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]] }
+        return String(decoding: hex, as: UTF8.self) + "_" + self.username
+    }
+
+    init?(cursor: some StringProtocol) {
+        guard let split = cursor.firstIndex(of: "_") else { return nil }
+        let hex = cursor[..<split], username = String(cursor[cursor.index(after: split)...])
+        guard hex.utf8.count.isMultiple(of: 2), hex.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }),
+              (try? AccountRules.username(username)) == username else { return nil }
+        var bytes: [UInt8] = []
+        var at = hex.startIndex
+        while at < hex.endIndex {
+            let next = hex.index(at, offsetBy: 2)
+            guard let byte = UInt8(hex[at..<next], radix: 16) else { return nil }
+            bytes.append(byte)
+            at = next
+        }
+        guard let name = String(validating: bytes, as: UTF8.self) else { return nil }
+        self.init(displayName: name, username: username)
+    }
 }
 
 extension ListPosition {
