@@ -167,9 +167,9 @@ struct FriendWire: Encodable, Sendable {
     var online: Bool
 }
 
-/// `GET /v1/friends`, written by hand (``JSONWritable``): `JSONEncoder` was a fifth of the route's
-/// CPU. Its `Encodable` form is the reference the tests hold it to.
-/// `GET /v1/friends`: a page of the caller's friends by display name.
+/// `GET /v1/friends`: a page of the caller's friends by display name, written by hand
+/// (``JSONWritable``): `JSONEncoder` was a fifth of the route's CPU. Its `Encodable` form is the
+/// reference the tests hold it to.
 struct FriendListResponse: Encodable, JSONWritable, Sendable {
     var friends: [FriendWire]
     /// Where the next page starts (`after=`), when this one is full.
@@ -219,8 +219,8 @@ struct FriendRequestListResponse: ResponseEncodable, Sendable {
 }
 
 extension NamePosition {
-    /// `after=` of the next page: the display name's UTF-8 in hexadecimal, `_`, the username
-    /// (which has no character of hexadecimal's case but digits, and may have `_` itself).
+    /// `after=` of the next page: the display name's UTF-8 in lowercase hexadecimal, `_`, the
+    /// username. Hexadecimal has no `_`, so the first one ends the name (a username may hold more).
     var cursor: String {
         let digits = Array("0123456789abcdef".utf8)
         var hex: [UInt8] = []
