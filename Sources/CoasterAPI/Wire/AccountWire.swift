@@ -222,11 +222,7 @@ extension NamePosition {
     /// `after=` of the next page: the display name's UTF-8 in lowercase hexadecimal, `_`, the
     /// username. Hexadecimal has no `_`, so the first one ends the name (a username may hold more).
     var cursor: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var hex: [UInt8] = []
-        hex.reserveCapacity(self.displayName.utf8.count * 2)
-        for byte in self.displayName.utf8 { hex += [digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]] }
-        return String(decoding: hex, as: UTF8.self) + "_" + self.username
+        self.displayName.utf8.map { String(format: "%02x", $0) }.joined() + "_" + self.username
     }
 
     init?(cursor: some StringProtocol) {
