@@ -438,19 +438,38 @@ extension HTTPRequestHead {
     }
 }
 
-/// Without the fast lane (which does the same), marks each request that is to be its
-/// connection's last so that Hummingbird closes after it (``NIOHTTP1/HTTPRequestHead/closingAsAsked()``).
-final class ConnectionCloser: ChannelInboundHandler, RemovableChannelHandler {
+/// Without the fast lane, does the two things the lane does for every request the router answers:
+/// marks each request that is to be its connection's last so that Hummingbird closes after it
+/// (``NIOHTTP1/HTTPRequestHead/closingAsAsked()``), and tells a client that waits for it to send
+/// its body (`Expect: 100-continue`, ``FastLane/expectsContinue(_:)``), which Hummingbird never
+/// does: curl waited a second before sending a photo to `serve --no-fast-lane`. As in the lane,
+/// `100 Continue` goes only when no answer is owed before it (an interim answer belongs to the
+/// request answered next); a pipelined request behind others waits for its client's timeout.
+final class ConnectionCloser: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    /// Requests read whose response has not ended.
+    private var owed = 0
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard case .head(var head) = self.unwrapInboundIn(data) else {
             context.fireChannelRead(data)
             return
         }
+        if self.owed == 0, FastLane.expectsContinue(head) {
+            context.writeAndFlush(self.wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .continue))), promise: nil)
+        }
+        self.owed += 1
         head.closingAsAsked()
         context.fireChannelRead(self.wrapInboundOut(.head(head)))
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = self.unwrapOutboundIn(data) { self.owed = max(0, self.owed - 1) }
+        context.write(data, promise: promise)
     }
 }
 
