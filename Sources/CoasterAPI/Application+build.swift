@@ -68,6 +68,11 @@ public struct Service: Sendable {
     public static func open(_ configuration: ServiceConfiguration, logger: Logger) async throws -> Service {
         let now = configuration.now
         let store = try Store(path: configuration.databasePath, now: now)
+        // What a crash during an upload left: a file without its row, or half a file.
+        let sweep = try await store.sweepPhotoFiles()
+        if sweep.unused + sweep.partial > 0 {
+            logger.notice("removed photo files no row uses", metadata: ["unused": "\(sweep.unused)", "partial": "\(sweep.partial)"])
+        }
         let fences = Fences(store: store)
         if let directory = configuration.seedParksDirectory, try await store.parkSummaries().isEmpty {
             try await Self.seed(store: store, from: directory, logger: logger)

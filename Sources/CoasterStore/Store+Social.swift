@@ -155,6 +155,12 @@ extension Store {
 
     /// Stores a cleaned image: the file first (atomically: temp file, fsync, rename, fsync of the
     /// directory), then the row; a failed row leaves no new file behind.
+    ///
+    /// Files are content-addressed, so one file can serve several rows, and a file is removed only
+    /// by a write that holds the store's writer (``removePhotoFileIfUnused(_:_:_:)``). The file is
+    /// written before the writer is taken (its fsync would hold up every other write), so a delete
+    /// of the last other row with the same bytes may remove it in between; the insert's
+    /// transaction therefore writes it again if it is gone, and a row never commits without its file.
     public func addPhoto(owner: UserID, image: InspectedImage, sha256: String, caption: String?, park: ParkID?, ride: RideID?) async throws -> Photo {
         let url = self.photoURL(sha256, image.format)
         let created = try Self.writeAtomically(image.bytes, to: url)
@@ -178,11 +184,15 @@ extension Store {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """, arguments: [owner.rawValue, sha256, image.format.rawValue, image.bytes.count, image.width, image.height, caption,
                                      tagPark?.rawValue, ride?.rawValue, now.timeIntervalSince1970])
-                return Photo(id: db.lastInsertedRowID, owner: owner, sha256: sha256, format: image.format, bytes: image.bytes.count,
+                let id = db.lastInsertedRowID
+                _ = try Self.writeAtomically(image.bytes, to: url)
+                return Photo(id: id, owner: owner, sha256: sha256, format: image.format, bytes: image.bytes.count,
                              width: image.width, height: image.height, caption: caption, park: tagPark, ride: ride, createdAt: now)
             }
         } catch {
-            if created { try? await self.removePhotoFileIfUnused(sha256, image.format) }
+            if created {
+                try? await self.pool.writeWithoutTransaction { db in try self.removePhotoFileIfUnused(sha256, image.format, db) }
+            }
             throw error
         }
     }
@@ -194,7 +204,7 @@ extension Store {
         if fm.fileExists(atPath: url.path) { return false }
         let dir = url.deletingLastPathComponent()
         try fm.createDirectory(at: dir, withIntermediateDirectories: true)
-        let temp = dir.appendingPathComponent(".upload-\(UUID().uuidString)")
+        let temp = dir.appendingPathComponent("\(Self.uploadPrefix)\(UUID().uuidString)")
         guard fm.createFile(atPath: temp.path, contents: nil), let handle = FileHandle(forWritingAtPath: temp.path) else {
             throw CocoaError(.fileWriteUnknown)
         }
@@ -216,11 +226,72 @@ extension Store {
         return true
     }
 
-    func removePhotoFileIfUnused(_ sha256: String, _ format: InspectedImage.Format) async throws {
-        let used = try await self.pool.read { db in
-            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM photos WHERE sha256 = ?)", arguments: [sha256]) ?? true
+    /// How a photo file being written is named until it is complete.
+    static let uploadPrefix = ".upload-"
+
+    /// Removes the file of `sha256` unless a row still uses it. Call it holding the writer, outside
+    /// a transaction (after the delete that made it unused has committed): an insert of the same
+    /// bytes then either committed before, and its row keeps the file, or commits after, and writes
+    /// the file again (``addPhoto(owner:image:sha256:caption:park:ride:)``).
+    func removePhotoFileIfUnused(_ sha256: String, _ format: InspectedImage.Format, _ db: Database) throws {
+        guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM photos WHERE sha256 = ?)", arguments: [sha256]) == false else { return }
+        try? FileManager.default.removeItem(at: self.photoURL(sha256, format))
+    }
+
+    /// What ``sweepPhotoFiles()`` removed.
+    public struct PhotoSweep: Sendable, Equatable {
+        /// Complete files no row uses (a crash between a file and its row's commit).
+        public var unused = 0
+        /// Files left half-written by a crash during an upload.
+        public var partial = 0
+
+        public init(unused: Int = 0, partial: Int = 0) {
+            self.unused = unused
+            self.partial = partial
         }
-        if !used { try? FileManager.default.removeItem(at: self.photoURL(sha256, format)) }
+    }
+
+    /// Removes the photo files no row uses, and uploads a crash left half-written. For a server
+    /// starting on the store, before it takes requests: an upload in flight writes its file
+    /// before its row (``addPhoto(owner:image:sha256:caption:park:ride:)``).
+    public func sweepPhotoFiles() async throws -> PhotoSweep {
+        let fm = FileManager.default
+        let root = self.photoDirectory
+        guard fm.fileExists(atPath: root.path) else { return PhotoSweep() }
+        return try await self.pool.writeWithoutTransaction { db in
+            var kept = Set<String>()
+            for row in try Row.fetchAll(db, sql: "SELECT DISTINCT sha256, format FROM photos") {
+                guard let format = InspectedImage.Format(rawValue: row["format"]) else { continue }
+                kept.insert("\(row["sha256"] as String).\(format.fileExtension)")
+            }
+            var sweep = PhotoSweep()
+            for shard in try fm.contentsOfDirectory(atPath: root.path) {
+                let directory = root.appendingPathComponent(shard, isDirectory: true)
+                var isDirectory: ObjCBool = false
+                guard fm.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else { continue }
+                for name in try fm.contentsOfDirectory(atPath: directory.path) where !kept.contains(name) {
+                    if name.hasPrefix(Self.uploadPrefix) {
+                        sweep.partial += 1
+                    } else if Self.isPhotoFileName(name, shard: shard) {
+                        sweep.unused += 1
+                    } else {
+                        continue  // not ours: left alone
+                    }
+                    try? fm.removeItem(at: directory.appendingPathComponent(name))
+                }
+            }
+            return sweep
+        }
+    }
+
+    /// Whether `name` is how this store names a photo file in `shard` (64 hex digits, the first two
+    /// the shard's, and a known extension).
+    static func isPhotoFileName(_ name: String, shard: String) -> Bool {
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0].count == 64, parts[0].hasPrefix(shard),
+              parts[0].allSatisfy({ $0.isHexDigit && !$0.isUppercase }),
+              [InspectedImage.Format.jpeg, .png, .heic].contains(where: { $0.fileExtension == parts[1] }) else { return false }
+        return true
     }
 
     /// A photo `viewer` may see (theirs, or an accepted friend's), or `nil`: no such photo and a
@@ -250,13 +321,19 @@ extension Store {
 
     /// Deletes a photo the owner owns; its file goes when no other row uses the same bytes.
     public func deletePhoto(_ id: Int64, owner: UserID) async throws {
-        let photo = try await self.pool.write { db -> Photo in
-            guard let photo = try Row.fetchOne(db, sql: "SELECT * FROM photos WHERE id = ? AND user_id = ?", arguments: [id, owner.rawValue])
-                .map(Self.photo) else { throw PhotoError.noSuchPhoto }
-            try db.execute(sql: "DELETE FROM photos WHERE id = ?", arguments: [id])
-            return photo
+        try await self.pool.writeWithoutTransaction { db in
+            var deleted: Photo?
+            try db.inTransaction {
+                deleted = try Row.fetchOne(db, sql: "SELECT * FROM photos WHERE id = ? AND user_id = ?", arguments: [id, owner.rawValue])
+                    .map(Self.photo)
+                guard deleted != nil else { return .rollback }
+                try db.execute(sql: "DELETE FROM photos WHERE id = ?", arguments: [id])
+                return .commit
+            }
+            guard let photo = deleted else { throw PhotoError.noSuchPhoto }
+            // After the commit (a failed one keeps the row and its file), before the writer is let go.
+            try self.removePhotoFileIfUnused(photo.sha256, photo.format, db)
         }
-        try await self.removePhotoFileIfUnused(photo.sha256, photo.format)
     }
 
     /// Sets (or clears) the profile picture, which must be the user's own photo.

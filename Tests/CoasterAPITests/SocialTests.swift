@@ -106,6 +106,68 @@ struct PhotoTests {
         }
     }
 
+    /// Files are shared by rows with the same bytes. Two people uploading the same picture and
+    /// deleting it, at once and over and over: a photo whose upload was answered always has its
+    /// file until its owner deletes it (before session 33 a delete of the other row could remove
+    /// the file between an upload finding it and the upload's row committing), and once every row
+    /// is gone, so is the file.
+    @Test func sharedBytesUploadedAndDeletedAtOnceKeepTheirFile() async throws {
+        try await TestService.withService { service, client in
+            let people = [try await client.register("ann"), try await client.register("bob")]
+            let store = service.service.store
+            let problems = try await withThrowingTaskGroup(of: [String].self) { group in
+                for person in people {
+                    group.addTask {
+                        var problems: [String] = []
+                        for round in 0..<40 {
+                            let photo = try json(try await Self.upload(client, "coaster.png", as: person).body)
+                            let id = try #require(photo["id"] as? Int)
+                            let sha = try #require(try await store.photo(Int64(id), viewer: UserID(rawValue: person.id))).sha256
+                            let file = store.photoDirectory.appendingPathComponent(String(sha.prefix(2))).appendingPathComponent("\(sha).png")
+                            if !FileManager.default.fileExists(atPath: file.path) { problems.append("\(person.username), round \(round): no file") }
+                            #expect(try await client.send(.delete, "/v1/photos/\(id)", as: person).status == .noContent)
+                        }
+                        return problems
+                    }
+                }
+                return try await group.reduce([], +)
+            }
+            #expect(problems.isEmpty, "\(problems.count) answered uploads without their file: \(problems.prefix(5))")
+            let left = FileManager.default.enumerator(atPath: store.photoDirectory.path)?.allObjects as? [String] ?? []
+            #expect(left.filter { $0.hasSuffix(".png") }.isEmpty, "\(left)")
+        }
+    }
+
+    /// A crash between writing a photo's file and committing its row leaves a file no row uses,
+    /// and one during the write half a file: a server starting on the store removes both, and
+    /// nothing else.
+    @Test func aStartingServerRemovesWhatACrashedUploadLeft() async throws {
+        let first = try await TestService()
+        defer { first.remove() }
+        let root = first.service.store.photoDirectory
+        try await first.app().test(.router) { client in
+            let ann = try await client.register("ann")
+            #expect(try await Self.upload(client, "coaster.png", as: ann).status == .created)
+        }
+        let kept = FileManager.default.enumerator(atPath: root.path)?.allObjects as? [String] ?? []
+        let photo = try #require(kept.first { $0.hasSuffix(".png") })
+        let orphan = "ab/ab" + String(repeating: "0", count: 62) + ".jpg"
+        let partial = "ab/.upload-0F8B2C5E-crashed"
+        let foreign = "ab/notes.txt"
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("ab"), withIntermediateDirectories: true)
+        for name in [orphan, partial, foreign] {
+            #expect(FileManager.default.createFile(atPath: root.appendingPathComponent(name).path, contents: Data("x".utf8)))
+        }
+        first.close()
+        let restarted = try await TestService(directory: first.directory)
+        defer { restarted.close() }
+        let now = Set(FileManager.default.enumerator(atPath: root.path)?.allObjects as? [String] ?? [])
+        #expect(now.contains(photo), "the used photo's file went")
+        #expect(!now.contains(orphan) && !now.contains(partial), "\(now.sorted())")
+        #expect(now.contains(foreign), "a file the store did not name went")
+        #expect(try await restarted.service.store.sweepPhotoFiles() == Store.PhotoSweep(), "a second sweep found more")
+    }
+
     @Test func tagsMustBeParksTheOwnerVisited() async throws {
         try await TestService.withApp { client in
             let ann = try await client.register("ann")
