@@ -1,3 +1,4 @@
+import CoasterCore
 import Foundation
 import GRDB
 
@@ -6,13 +7,20 @@ public struct BackupSummary: Sendable {
     public var path: String
     public var bytes: Int
     public var photos: Int
+    /// Photos deleted after the snapshot, before their files were copied: left out of the copy as
+    /// if deleted in it (their rows would point at nothing).
+    public var photosLeftOut: Int
     public var seconds: Double
 }
 
 extension Store {
     /// A consistent copy of the database at `destination`, taken while the service keeps serving:
-    /// SQLite's online backup API copies a snapshot, the copy is checked (`PRAGMA integrity_check`)
-    /// before it is moved into place, then the photo files it references are copied beside it.
+    /// SQLite's online backup API copies a snapshot, the photo files it references are copied
+    /// beside it, and the copy is checked (`PRAGMA integrity_check`) before it is moved into place.
+    ///
+    /// The server may delete a photo, and its file, between the snapshot and the copying of the
+    /// files (it may run in another process, so nothing here can hold it off): such a photo is
+    /// deleted from the copy too, rather than kept without its file.
     public func backup(to destination: String) async throws -> BackupSummary {
         let start = Date()
         let fm = FileManager.default
@@ -22,27 +30,46 @@ extension Store {
         defer { try? fm.removeItem(at: temporary) }
         let copy = try DatabaseQueue(path: temporary.path)
         try self.pool.backup(to: copy)
-        let check = try await copy.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
-        guard check == ["ok"] else { throw StoreError.cannotOpen(path: destination, reason: "the copy failed its integrity check: \(check.prefix(3))") }
         let photos = try await copy.read { db in
             try Row.fetchAll(db, sql: "SELECT DISTINCT sha256, format FROM photos").map { ($0["sha256"] as String, $0["format"] as String) }
         }
+        let photoTarget = target.deletingLastPathComponent().appendingPathComponent("photos", isDirectory: true)
+        var copied = 0
+        var gone: [String] = []
+        for (sha, format) in photos {
+            let ext = InspectedImage.Format(rawValue: format)?.fileExtension ?? format
+            let from = self.photoDirectory.appendingPathComponent(String(sha.prefix(2))).appendingPathComponent("\(sha).\(ext)")
+            let to = photoTarget.appendingPathComponent(String(sha.prefix(2))).appendingPathComponent("\(sha).\(ext)")
+            if from.standardizedFileURL == to.standardizedFileURL || fm.fileExists(atPath: to.path) { continue }
+            guard fm.fileExists(atPath: from.path) else {
+                gone.append(sha)
+                continue
+            }
+            try fm.createDirectory(at: to.deletingLastPathComponent(), withIntermediateDirectories: true)
+            do {
+                try fm.copyItem(at: from, to: to)
+            } catch where !fm.fileExists(atPath: from.path) {
+                gone.append(sha)  // deleted while it was being copied
+                try? fm.removeItem(at: to)
+                continue
+            }
+            copied += 1
+        }
+        let leftOut = try await copy.write { [gone] db in
+            var count = 0
+            for sha in gone {
+                try db.execute(sql: "DELETE FROM photos WHERE sha256 = ?", arguments: [sha])
+                count += db.changesCount
+            }
+            return count
+        }
+        let check = try await copy.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+        guard check == ["ok"] else { throw StoreError.cannotOpen(path: destination, reason: "the copy failed its integrity check: \(check.prefix(3))") }
         try copy.close()
         if fm.fileExists(atPath: target.path) { try fm.removeItem(at: target) }
         try fm.moveItem(at: temporary, to: target)
-        let photoTarget = target.deletingLastPathComponent().appendingPathComponent("photos", isDirectory: true)
-        var copied = 0
-        for (sha, format) in photos {
-            let ext = format == "jpeg" ? "jpg" : format
-            let from = self.photoDirectory.appendingPathComponent(String(sha.prefix(2))).appendingPathComponent("\(sha).\(ext)")
-            let to = photoTarget.appendingPathComponent(String(sha.prefix(2))).appendingPathComponent("\(sha).\(ext)")
-            guard from.standardizedFileURL != to.standardizedFileURL, !fm.fileExists(atPath: to.path), fm.fileExists(atPath: from.path) else { continue }
-            try fm.createDirectory(at: to.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try fm.copyItem(at: from, to: to)
-            copied += 1
-        }
         let size = (try? fm.attributesOfItem(atPath: target.path)[.size] as? Int) ?? 0
-        return BackupSummary(path: target.path, bytes: size, photos: copied, seconds: Date().timeIntervalSince(start))
+        return BackupSummary(path: target.path, bytes: size, photos: copied, photosLeftOut: leftOut, seconds: Date().timeIntervalSince(start))
     }
 
     /// `PRAGMA integrity_check` of the live database: `["ok"]` when healthy.

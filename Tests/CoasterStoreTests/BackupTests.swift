@@ -52,6 +52,42 @@ struct BackupTests {
         defer { try? twice.close() }
         #expect(try await twice.tableCounts() == copied)
     }
+
+    /// A photo the server deletes after the snapshot has its row in the copy but no file left to
+    /// copy: it is deleted from the copy too (and the profile that showed it shows none), not
+    /// kept pointing at nothing; the others come with their files.
+    @Test func aPhotoDeletedDuringTheBackupIsLeftOut() async throws {
+        let t = try TemporaryStore()
+        defer { t.remove() }
+        let ann = try await t.store.createUser(username: "ann", displayName: "Ann", passwordHash: "x", role: .member).id
+        let pictures = try ["coaster.png", "coaster-gps.jpg"].map { name in
+            try ImageInspector.inspect([UInt8](try Data(contentsOf: Self.images.appendingPathComponent(name))))
+        }
+        var stored: [Photo] = []
+        // The store names files by the address the API gives it (the bytes' SHA-256); any will do here.
+        for (image, sha) in zip(pictures, ["a1" + String(repeating: "0", count: 62), "b2" + String(repeating: "0", count: 62)]) {
+            stored.append(try await t.store.addPhoto(owner: ann, image: image, sha256: sha, caption: nil, park: nil, ride: nil))
+        }
+        try await t.store.setProfilePhoto(stored[0].id, owner: ann)
+        // As if deleted by the server between the snapshot and the copying of its file.
+        let gone = t.store.photoDirectory.appendingPathComponent(String(stored[0].sha256.prefix(2)))
+            .appendingPathComponent("\(stored[0].sha256).\(stored[0].format.fileExtension)")
+        try FileManager.default.removeItem(at: gone)
+
+        let destination = t.directory.appendingPathComponent("backup/copy.sqlite").path
+        let summary = try await t.store.backup(to: destination)
+        #expect(summary.photos == 1 && summary.photosLeftOut == 1)
+        let restored = try Store(path: destination)
+        defer { try? restored.close() }
+        #expect(try await restored.integrityCheck() == ["ok"])
+        #expect(try await restored.photo(stored[0].id, viewer: ann) == nil)
+        let kept = try #require(try await restored.photo(stored[1].id, viewer: ann))
+        #expect(try restored.photoBytes(kept) == Data(pictures[1].bytes))
+        #expect(try await restored.profilePhotoID(of: ann) == nil)
+    }
+
+    static let images = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("CoasterAPITests/Data")
 }
 
 extension Sequence {
