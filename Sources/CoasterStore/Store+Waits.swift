@@ -138,23 +138,25 @@ extension Store {
     public func waitBoard(park: ParkID, estimator: WaitEstimator, statusRules: RideStatusRules) async throws -> [WaitBoardRow]? {
         let now = self.now()
         if let rows = self.waitBoards.board(park: park, estimator: estimator, statusRules: statusRules, now: now) { return rows }
-        // Read before the transaction begins: a commit after this point makes the board stale.
-        let generation = self.waitBoards.generation(park)
-        let rows: [WaitBoardRow]? = try await self.pool.read { db in
-            guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM parks WHERE id = ?)"),
-                arguments: [park.rawValue]) == true else {
-                return nil
+        // One read for every miss at this generation, which is taken before the read's transaction
+        // begins: a commit after that point makes the board stale.
+        return try await self.waitBoards.flight(park: park, estimator: estimator, statusRules: statusRules) { generation in
+            let rows: [WaitBoardRow]? = try await self.pool.read { db in
+                guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM parks WHERE id = ?)"),
+                    arguments: [park.rawValue]) == true else {
+                    return nil
+                }
+                let rides = try RideRecord.fetchAll(db.cachedStatement(sql: "SELECT * FROM rides WHERE park_id = ? AND listed = 1 ORDER BY position"),
+                    arguments: [park.rawValue]).map(\.ride)
+                return try rides.map { ride in
+                    try Self.boardRow(ride, estimator: estimator, statusRules: statusRules, now: now, db)
+                }
             }
-            let rides = try RideRecord.fetchAll(db.cachedStatement(sql: "SELECT * FROM rides WHERE park_id = ? AND listed = 1 ORDER BY position"),
-                arguments: [park.rawValue]).map(\.ride)
-            return try rides.map { ride in
-                try Self.boardRow(ride, estimator: estimator, statusRules: statusRules, now: now, db)
+            if let rows {
+                self.waitBoards.keep(rows, park: park, estimator: estimator, statusRules: statusRules, generation: generation, now: now)
             }
-        }
-        if let rows {
-            self.waitBoards.keep(rows, park: park, estimator: estimator, statusRules: statusRules, generation: generation, now: now)
-        }
-        return rows
+            return rows
+        }.value
     }
 
     /// One ride's board row, or `nil` if the ride is not listed.
@@ -170,8 +172,11 @@ extension Store {
 
     private static func boardRow(_ ride: Ride, estimator: WaitEstimator, statusRules: RideStatusRules, now: Date, _ db: Database) throws -> WaitBoardRow {
         let t = now.timeIntervalSince1970
+        // Each person's newest report only: the estimator counts no other (nor does the status
+        // consensus, below), and a person reporting often made the board read all of theirs.
+        // SQLite takes a bare column's value from the row whose max() it returns.
         let observations = try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT user_id, minutes, at, source FROM wait_reports WHERE ride_id = ? AND at > ? AND at <= ?
+            SELECT user_id, minutes, max(at) AS at, source FROM wait_reports WHERE ride_id = ? AND at > ? AND at <= ? GROUP BY user_id
             """), arguments: [ride.id.rawValue, t - estimator.window, t]).map {
             WaitObservation(user: UserID($0["user_id"] as Int64), minutes: $0["minutes"], at: Date(timeIntervalSince1970: $0["at"]),
                             source: WaitObservation.Source(rawValue: $0["source"]) ?? .crowd)
@@ -181,7 +186,7 @@ extension Store {
             """), arguments: [ride.id.rawValue, t]).map { PostedWait(minutes: $0["minutes"], at: Date(timeIntervalSince1970: $0["at"])) }
         let model = try Self.postedModel(ride, before: now, db)
         let statuses = try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT user_id, condition, at FROM status_reports WHERE ride_id = ? AND at > ? AND at <= ?
+            SELECT user_id, condition, max(at) AS at FROM status_reports WHERE ride_id = ? AND at > ? AND at <= ? GROUP BY user_id
             """), arguments: [ride.id.rawValue, t - statusRules.window, t]).map {
             StatusReport(user: UserID($0["user_id"] as Int64), condition: RideCondition(rawValue: $0["condition"]) ?? .operating,
                          at: Date(timeIntervalSince1970: $0["at"]))

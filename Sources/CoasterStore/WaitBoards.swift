@@ -21,6 +21,10 @@ import Synchronization
 ///
 /// A board is stored with the generations read *before* its read transaction began, so a board that
 /// may have missed a commit is never served after that commit's invalidation.
+///
+/// Misses of one board at one generation share one read (``flight(park:estimator:statusRules:compute:)``):
+/// after a report, every client polling the park's board misses at once, and each used to read the
+/// whole board on a reader of its own, the other reads of the service queuing behind them.
 final class WaitBoards: TransactionObserver, Sendable {
     /// How long a board is served without recomputing, seconds.
     static let freshness: TimeInterval = 1
@@ -43,8 +47,16 @@ final class WaitBoards: TransactionObserver, Sendable {
         var park: UInt64
     }
 
+    /// A board being read, and the generation its read began at.
+    private struct Flight {
+        var generation: Generation
+        var task: Task<[WaitBoardRow]?, any Error>
+    }
+
     private struct State {
         var generation: UInt64 = 0
+        var flights: [Key: Flight] = [:]
+        var flightsStarted = 0
         var parkGenerations: [ParkID: UInt64] = [:]
         var entries: [Key: Entry] = [:]
         /// Board-table rows the open transaction changed, and those its writes declared, by park.
@@ -91,6 +103,37 @@ final class WaitBoards: TransactionObserver, Sendable {
                 Entry(rows: rows, generation: generation, computedAt: now)
         }
     }
+
+    /// The read of the board of `park` under way at the current generation, joined; or, if there is
+    /// none, `compute` started (with that generation) as the one later misses join. A flight
+    /// begun before a commit that touched the board is not joined: its board may lack the commit.
+    func flight(
+        park: ParkID, estimator: WaitEstimator, statusRules: RideStatusRules,
+        compute: @escaping @Sendable (Generation) async throws -> [WaitBoardRow]?
+    ) -> Task<[WaitBoardRow]?, any Error> {
+        let key = Key(park: park, estimator: estimator, statusRules: statusRules)
+        return self.state.withLock { state in
+            let generation = state.generation(park)
+            if let flight = state.flights[key], flight.generation == generation { return flight.task }
+            let task = Task {
+                defer { self.landed(key, generation: generation) }
+                return try await compute(generation)
+            }
+            state.flights[key] = Flight(generation: generation, task: task)
+            state.flightsStarted += 1
+            return task
+        }
+    }
+
+    /// Forgets a flight that has ended, unless a later one has taken its place.
+    private func landed(_ key: Key, generation: Generation) {
+        self.state.withLock { state in
+            if state.flights[key]?.generation == generation { state.flights[key] = nil }
+        }
+    }
+
+    /// Reads of boards started so far (for tests).
+    var flightsStarted: Int { self.state.withLock { $0.flightsStarted } }
 
     /// Declares, inside a write transaction and after the write, that `rows` board-table rows it
     /// just changed belong to `park`.

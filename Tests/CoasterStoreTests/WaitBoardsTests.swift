@@ -81,6 +81,87 @@ struct WaitBoardsTests {
         #expect(try await f.posted("cedar-point")[cp] == 15)
     }
 
+    /// Misses of one board at once (every client polling the park after a report) share one read,
+    /// and get the same board.
+    @Test func missesAtOnceShareOneRead() async throws {
+        let f = try await Fixture(parks: ["cedar-point"])
+        defer { f.t.remove() }
+        let boards = try await withThrowingTaskGroup(of: [RideID: Double?].self) { group in
+            for _ in 0..<16 { group.addTask { try await f.posted("cedar-point") } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(Set(boards.map { $0.keys.count }) == [66] && Set(boards).count == 1)
+        #expect(f.t.store.waitBoards.flightsStarted == 1)
+    }
+
+    /// A read begun before a commit that touches its park may lack the commit: a miss after the
+    /// commit starts a read of its own rather than joining it, and its board is the one kept.
+    @Test func aMissAfterACommitDoesNotJoinAnOlderRead() async throws {
+        let f = try await Fixture(parks: ["kings-island"])
+        defer { f.t.remove() }
+        let ride = try await f.firstRide("kings-island")
+        f.clock.advance(Store.waitBoardFreshness)  // the board kept by firstRide has gone stale
+        let gate = AsyncStream<Void>.makeStream()
+        let older = f.t.store.waitBoards.flight(park: "kings-island", estimator: WaitEstimator(), statusRules: RideStatusRules()) { _ in
+            for await _ in gate.stream { break }
+            return []
+        }
+        // Should the miss join the older read, that read ends (with no rides) in two seconds.
+        let release = Task {
+            try? await Task.sleep(for: .seconds(2))
+            gate.continuation.yield()
+        }
+        _ = try await f.t.store.loadPostedWaits(park: "kings-island", [PostedWaitEntry(ride: ride, at: f.now.addingTimeInterval(-60), minutes: 25)])
+        #expect(try await f.posted("kings-island")[ride] == 25, "the miss joined the read from before the commit")
+        release.cancel()
+        gate.continuation.yield()
+        #expect(try await older.value == [])
+        #expect(try await f.posted("kings-island")[ride] == 25)
+        #expect(f.t.store.waitBoards.flightsStarted == 3)
+    }
+
+    /// The board reads each person's newest report only, and answers as the estimator and the
+    /// status consensus do over every report: people who reported many times (as they can once the
+    /// report window is lifted, or across sources) count once, with their newest.
+    @Test func theBoardReadsEachPersonsNewestReportAndAnswersAsAllOfThem() async throws {
+        let f = try await Fixture(parks: ["kings-island"])
+        defer { f.t.remove() }
+        let ride = try await f.firstRide("kings-island")
+        let users = try await (0..<5).asyncMap { i in
+            try await f.t.store.createUser(username: "r\(i)", displayName: "R\(i)", passwordHash: "x", role: .member).id
+        }
+        let now = f.now.timeIntervalSince1970
+        try await f.t.store.pool.write { db in
+            var rng = SystemRandomNumberGenerator()
+            for user in users {
+                for _ in 0..<Int.random(in: 1...12, using: &rng) {
+                    let at = now - Double.random(in: 0...(3 * 3600), using: &rng)
+                    try db.execute(sql: "INSERT INTO wait_reports (user_id, ride_id, minutes, source, at, entered_at) VALUES (?, ?, ?, ?, ?, ?)",
+                                   arguments: [user.rawValue, ride.rawValue, Double.random(in: 0...120, using: &rng).rounded(),
+                                               Bool.random(using: &rng) ? "crowd" : "measured", at, at - 600])
+                    try db.execute(sql: "INSERT INTO status_reports (user_id, ride_id, condition, at) VALUES (?, ?, ?, ?)",
+                                   arguments: [user.rawValue, ride.rawValue, ["operating", "down", "closed"].randomElement(using: &rng)!,
+                                               now - Double.random(in: 0...3600, using: &rng)])
+                }
+            }
+        }
+        f.clock.advance(Store.waitBoardFreshness)
+        let row = try #require(try await f.t.store.waitBoard(park: "kings-island", estimator: WaitEstimator(), statusRules: RideStatusRules())?
+            .first { $0.ride.id == ride })
+        let (all, statuses) = try await f.t.store.pool.read { db in
+            (try Row.fetchAll(db, sql: "SELECT user_id, minutes, at, source FROM wait_reports WHERE ride_id = ?", arguments: [ride.rawValue]).map {
+                WaitObservation(user: UserID($0["user_id"] as Int64), minutes: $0["minutes"], at: Date(timeIntervalSince1970: $0["at"]),
+                                source: WaitObservation.Source(rawValue: $0["source"]) ?? .crowd)
+            }, try Row.fetchAll(db, sql: "SELECT user_id, condition, at FROM status_reports WHERE ride_id = ?", arguments: [ride.rawValue]).map {
+                StatusReport(user: UserID($0["user_id"] as Int64), condition: RideCondition(rawValue: $0["condition"]) ?? .operating,
+                             at: Date(timeIntervalSince1970: $0["at"]))
+            })
+        }
+        let expected = WaitEstimator().estimate(observations: all, posted: nil, model: PostedModel.learn([]), now: f.now)
+        #expect(row.estimate == expected)
+        #expect(row.reportedCondition == RideStatusRules().consensus(statuses, now: f.now))
+    }
+
     /// A transaction whose declarations do not account for every board-table row it wrote drops
     /// every kept board, not only the declared park's.
     @Test func anUndeclaredRowDropsEveryBoard() async throws {
