@@ -79,9 +79,6 @@ final class WaitBoards: TransactionObserver, Sendable {
     private static let tables: Set<String> = ["wait_reports", "status_reports", "posted_waits", "rides", "parks"]
     private let state = Mutex(State())
 
-    /// The generation to store a board of `park` computed from now on with.
-    func generation(_ park: ParkID) -> Generation { self.state.withLock { $0.generation(park) } }
-
     /// The board of `park` if one is kept that is still valid at `now`.
     func board(park: ParkID, estimator: WaitEstimator, statusRules: RideStatusRules, now: Date) -> [WaitBoardRow]? {
         self.state.withLock { state in
