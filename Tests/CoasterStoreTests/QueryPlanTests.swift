@@ -22,6 +22,15 @@ struct QueryPlanTests {
         #expect(!plan.isEmpty && plan.allSatisfy { !$0.hasPrefix("SCAN") }, "\(plan)")
     }
 
+    /// History pages (a rider's logged rides, their check-ins) are a range of an index in id order:
+    /// no sort of all of the user's rows, which grow for as long as they ride.
+    @Test(arguments: [Store.rideHistoryPage, Store.visitPage])
+    func historyPagesReadOnlyThePage(_ sql: String) async throws {
+        let plan = try await Self.plan(sql, [1, Int64.max, 50])
+        #expect(plan.contains { $0.contains("_paged (user_id=? AND rowid<?)") }, "\(plan)")
+        #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
+    }
+
     /// The steps of the plan SQLite makes for `sql` in a new, empty store.
     static func plan(_ sql: String, _ arguments: StatementArguments = []) async throws -> [String] {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coasterlife-plans-\(UUID().uuidString)")
