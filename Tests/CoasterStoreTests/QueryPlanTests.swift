@@ -31,6 +31,86 @@ struct QueryPlanTests {
         #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
     }
 
+    /// Every statement written out in the store's sources (those whose text is whole there; the
+    /// interpolated ones, the leaderboards' among them, have tests of their own): no scan of a
+    /// table and no sort for an ORDER BY, but for the few listed here with why. A list that grows
+    /// without bound and is read in pages without an index in its order shows here first (session 33
+    /// found the ride history and check-in pages so).
+    @Test func everyStatementSearchesAnIndexOrSaysWhyNot() async throws {
+        let allowed: [(statement: String, step: String, why: String)] = [
+            ("SELECT id, imported_at FROM parks", "SCAN parks", "every park: a handful"),
+            ("SELECT p.id, p.name, p.time_zone", "SCAN p", "the park list: every park"),
+            ("SELECT p.id, p.name, p.time_zone", "USE TEMP B-TREE FOR ORDER BY", "the park list: every park"),
+            ("SELECT p.id FROM idx_parks_boundary r", "SCAN r VIRTUAL TABLE INDEX", "the parks' R*Tree, searched by its bounds"),
+            ("SELECT p.id FROM idx_parks_boundary r", "USE TEMP B-TREE FOR ORDER BY", "the few parks whose bounds hold a point"),
+            ("SELECT count(*) FROM owntracks_transitions WHERE user_id = ?", "SCAN owntracks_transitions", "for tests only"),
+            ("SELECT u.id, u.username, u.display_name, u.ghost, u.ghost_until, u.precision, u.last_seen_at, f.accepted_at",
+             "USE TEMP B-TREE FOR ORDER BY", "a page of the friend list by name, which no index holds: at most 5,000 (README, Limits)"),
+            ("SELECT u.id, u.username, u.display_name, f.created_at FROM friendships f JOIN users u ON u.id = f.addressee",
+             "USE TEMP B-TREE FOR ORDER BY", "a user's own requests waiting on others: at most 1,000 (README, Limits)"),
+            ("WITH RECURSIVE seen(park)", "SCAN seen", "the parks a user visited, found one by one on an index"),
+            ("SELECT DISTINCT sha256, format FROM photos", "SCAN photos", "every photo file: a backup, or the sweep at start"),
+            // Planned, not run: SQLite searches a parent's children only when its key changes, and an
+            // upsert of a park never changes its id (with a million photos tagged with a park, its
+            // re-import took 0.07-0.08 s, as without them).
+            ("INSERT INTO parks", "SCAN photos", "a park's import: the children's search is not run"),
+            ("INSERT INTO parks", "SCAN visits", "a park's import: the children's search is not run"),
+        ]
+        let statements = try Self.storeStatements()
+        #expect(statements.count >= 100, "found only \(statements.count) statements in the sources")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coasterlife-plans-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try Store(path: directory.appendingPathComponent("plans.sqlite").path)
+        defer { try? store.close() }
+        let (checked, unexplained, used) = try await store.pool.read { db in
+            var unexplained: [String] = []
+            var used = Set<Int>()
+            var checked = 0
+            for sql in statements {
+                // Every parameter NULL: the plan depends on the statement, not on them.
+                let statement = try db.makeStatement(sql: "EXPLAIN QUERY PLAN " + sql)
+                statement.setUncheckedArguments([])
+                let plan = try Row.fetchAll(statement).map { $0["detail"] as String }
+                checked += 1
+                for step in plan where (step.hasPrefix("SCAN ") && step != "SCAN CONSTANT ROW") || step.contains("TEMP B-TREE FOR ORDER BY") {
+                    if let reason = allowed.firstIndex(where: { sql.hasPrefix($0.statement) && step.hasPrefix($0.step) }) {
+                        used.insert(reason)
+                    } else {
+                        unexplained.append("\(step) in \(sql)")
+                    }
+                }
+            }
+            return (checked, unexplained, used)
+        }
+        #expect(checked == statements.count)
+        #expect(unexplained.isEmpty, "\(unexplained.joined(separator: "\n"))")
+        // A reason no statement needs any more goes, so that the list stays the list of exceptions.
+        let stale = allowed.indices.filter { !used.contains($0) }.map { "\(allowed[$0].statement): \(allowed[$0].step)" }
+        #expect(stale.isEmpty, "\(stale)")
+    }
+
+    /// The SQL statements written out whole in `Sources/CoasterStore` (not the migrations' DDL),
+    /// whitespace collapsed: string literals that begin with a statement's keyword and hold no
+    /// interpolation, one statement each.
+    static func storeStatements() throws -> [String] {
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources/CoasterStore")
+        let literals = try NSRegularExpression(pattern: #"\"\"\"\n(.*?)\"\"\"|(?<!\")\"((?:[^"\\\n]|\\.)*)\"(?!\")"#, options: [.dotMatchesLineSeparators])
+        let keyword = try NSRegularExpression(pattern: #"^\s*(SELECT|UPDATE|DELETE|INSERT|WITH|REPLACE)\b"#, options: [.caseInsensitive])
+        var out = Set<String>()
+        for name in try FileManager.default.contentsOfDirectory(atPath: sources.path) where name.hasSuffix(".swift") && name != "Migrations.swift" {
+            let text = try String(contentsOf: sources.appendingPathComponent(name), encoding: .utf8)
+            for match in literals.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                guard let range = [1, 2].lazy.compactMap({ Range(match.range(at: $0), in: text) }).first else { continue }
+                let literal = String(text[range])
+                guard keyword.firstMatch(in: literal, range: NSRange(literal.startIndex..., in: literal)) != nil,
+                      !literal.contains("\\("), !literal.trimmingCharacters(in: .whitespacesAndNewlines).dropLast().contains(";") else { continue }
+                out.insert(literal.split(whereSeparator: \.isWhitespace).joined(separator: " "))
+            }
+        }
+        return out.sorted()
+    }
+
     /// The steps of the plan SQLite makes for `sql` in a new, empty store.
     static func plan(_ sql: String, _ arguments: StatementArguments = []) async throws -> [String] {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coasterlife-plans-\(UUID().uuidString)")
