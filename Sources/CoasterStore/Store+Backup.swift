@@ -31,15 +31,16 @@ extension Store {
         let copy = try DatabaseQueue(path: temporary.path)
         try self.pool.backup(to: copy)
         let photos = try await copy.read { db in
-            try Row.fetchAll(db, sql: "SELECT DISTINCT sha256, format FROM photos").map { ($0["sha256"] as String, $0["format"] as String) }
+            // The formats are the schema's CHECK's, so every row has one.
+            try Row.fetchAll(db, sql: "SELECT DISTINCT sha256, format FROM photos").compactMap { row in
+                InspectedImage.Format(rawValue: row["format"]).map { (row["sha256"] as String, $0) }
+            }
         }
         let photoTarget = target.deletingLastPathComponent().appendingPathComponent("photos", isDirectory: true)
         var copied = 0
         var gone: [String] = []
         for (sha, format) in photos {
-            let ext = InspectedImage.Format(rawValue: format)?.fileExtension ?? format
-            let from = self.photoDirectory.appendingPathComponent(String(sha.prefix(2))).appendingPathComponent("\(sha).\(ext)")
-            let to = photoTarget.appendingPathComponent(String(sha.prefix(2))).appendingPathComponent("\(sha).\(ext)")
+            let from = self.photoURL(sha, format), to = Self.photoFile(sha, format, under: photoTarget)
             if from.standardizedFileURL == to.standardizedFileURL || fm.fileExists(atPath: to.path) { continue }
             guard fm.fileExists(atPath: from.path) else {
                 gone.append(sha)

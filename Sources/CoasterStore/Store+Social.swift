@@ -149,8 +149,18 @@ extension Store {
     }
 
     func photoURL(_ sha256: String, _ format: InspectedImage.Format) -> URL {
-        self.photoDirectory.appendingPathComponent(String(sha256.prefix(2)), isDirectory: true)
-            .appendingPathComponent("\(sha256).\(format.fileExtension)")
+        Self.photoFile(sha256, format, under: self.photoDirectory)
+    }
+
+    /// Where the file of `sha256` in `format` lives under a photo directory (the store's, or a
+    /// backup's): `ab/<sha256>.jpg`, in the directory of its first two hexadecimal digits.
+    static func photoFile(_ sha256: String, _ format: InspectedImage.Format, under root: URL) -> URL {
+        root.appendingPathComponent(String(sha256.prefix(2)), isDirectory: true).appendingPathComponent(Self.photoFileName(sha256, format))
+    }
+
+    /// A photo file's name: its bytes' SHA-256 and its format's extension.
+    static func photoFileName(_ sha256: String, _ format: InspectedImage.Format) -> String {
+        "\(sha256).\(format.fileExtension)"
     }
 
     /// Stores a cleaned image: the file first (atomically: temp file, fsync, rename, fsync of the
@@ -262,7 +272,7 @@ extension Store {
             var kept = Set<String>()
             for row in try Row.fetchAll(db, sql: "SELECT DISTINCT sha256, format FROM photos") {
                 guard let format = InspectedImage.Format(rawValue: row["format"]) else { continue }
-                kept.insert("\(row["sha256"] as String).\(format.fileExtension)")
+                kept.insert(Self.photoFileName(row["sha256"], format))
             }
             var sweep = PhotoSweep()
             for shard in try fm.contentsOfDirectory(atPath: root.path) {
@@ -290,7 +300,7 @@ extension Store {
         let parts = name.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, parts[0].count == 64, parts[0].hasPrefix(shard),
               parts[0].allSatisfy({ $0.isHexDigit && !$0.isUppercase }),
-              [InspectedImage.Format.jpeg, .png, .heic].contains(where: { $0.fileExtension == parts[1] }) else { return false }
+              InspectedImage.Format.allCases.contains(where: { $0.fileExtension == parts[1] }) else { return false }
         return true
     }
 

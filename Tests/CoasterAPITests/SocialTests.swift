@@ -1,6 +1,6 @@
 import CoasterAPI
 import CoasterCore
-import CoasterStore
+@testable import CoasterStore
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -123,7 +123,7 @@ struct PhotoTests {
                             let photo = try json(try await Self.upload(client, "coaster.png", as: person).body)
                             let id = try #require(photo["id"] as? Int)
                             let sha = try #require(try await store.photo(Int64(id), viewer: UserID(rawValue: person.id))).sha256
-                            let file = store.photoDirectory.appendingPathComponent(String(sha.prefix(2))).appendingPathComponent("\(sha).png")
+                            let file = store.photoURL(sha, .png)
                             if !FileManager.default.fileExists(atPath: file.path) { problems.append("\(person.username), round \(round): no file") }
                             #expect(try await client.send(.delete, "/v1/photos/\(id)", as: person).status == .noContent)
                         }

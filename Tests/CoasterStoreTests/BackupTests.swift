@@ -1,5 +1,5 @@
 import CoasterCore
-import CoasterStore
+@testable import CoasterStore
 import Foundation
 import Testing
 
@@ -70,8 +70,7 @@ struct BackupTests {
         }
         try await t.store.setProfilePhoto(stored[0].id, owner: ann)
         // As if deleted by the server between the snapshot and the copying of its file.
-        let gone = t.store.photoDirectory.appendingPathComponent(String(stored[0].sha256.prefix(2)))
-            .appendingPathComponent("\(stored[0].sha256).\(stored[0].format.fileExtension)")
+        let gone = t.store.photoURL(stored[0].sha256, stored[0].format)
         try FileManager.default.removeItem(at: gone)
 
         let destination = t.directory.appendingPathComponent("backup/copy.sqlite").path

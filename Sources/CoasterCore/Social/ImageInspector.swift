@@ -2,7 +2,7 @@ import Foundation
 
 /// What an uploaded image is, judged by its bytes, never by the declared type.
 public struct InspectedImage: Hashable, Sendable {
-    public enum Format: String, Sendable, Codable {
+    public enum Format: String, Sendable, Codable, CaseIterable {
         case jpeg, png, heic
 
         public var contentType: String {
