@@ -22,7 +22,11 @@ public struct AppRequestContext: RequestContext, WebSocketRequestContext {
     var authenticationFailure: String?
     /// The peer's IP address (no port), or "unknown"; throttles key on it. Written out only when
     /// asked (a login): formatting it for every request was a hundredth of `/health`.
-    public var clientAddress: String { self.remoteAddress?.ipAddress ?? "unknown" }
+    public var clientAddress: String { self.forwardedFor ?? self.remoteAddress?.ipAddress ?? "unknown" }
+    /// The client as a trusted reverse proxy named it (``TrustedProxyMiddleware``).
+    var forwardedFor: String?
+    /// The socket peer's IP address, or `nil` if it has none.
+    var peerAddress: String? { self.remoteAddress?.ipAddress }
     private let remoteAddress: SocketAddress?
     /// Carries the WebSocket handler from the upgrade route to the upgraded channel.
     public let webSocket: WebSocketHandlerReference<Self>

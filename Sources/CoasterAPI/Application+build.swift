@@ -34,6 +34,17 @@ public struct ServiceConfiguration: Sendable {
     /// lands in someone's list.
     public var friendRequestsPerSecond = 0.1
     public var friendRequestBurst = 30
+    /// Leaderboard pages a user may read a second, sustained, and in a burst.
+    public var leaderboardsPerSecond = 2.0
+    public var leaderboardBurst = 30
+    /// Accounts one address may register a second, sustained, and in a burst.
+    public var registrationsPerSecond = 1.0 / 60
+    public var registrationBurst = 5
+    /// How often the store's session revocations are read (those of other processes).
+    public var revocationPoll: Duration = .seconds(1)
+    /// The address of a reverse proxy whose `X-Forwarded-For` names the client (`nil`: none is
+    /// trusted, and the client is the socket's peer).
+    public var trustedProxy: String?
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, databasePath: String, seedParksDirectory: String? = nil,
@@ -59,10 +70,19 @@ public struct Service: Sendable {
     public let live: Live
     public let metrics: ServiceMetrics
     public let now: @Sendable () -> Date
+    /// Revocations from other processes and the leaderboards' settling, run beside the server.
+    public let housekeeping: Housekeeping
+    /// Seals the leaderboards' page cursors.
+    let cursors: CursorSeal
+    /// The reverse proxy whose `X-Forwarded-For` is believed (``ServiceConfiguration/trustedProxy``).
+    let trustedProxy: String?
     let fixRates: RequestRates
     let nearbyRates: RequestRates
     let messageRates: RequestRates
     let friendRequestRates: RequestRates
+    let leaderboardRates: RequestRates
+    /// Registrations per client address.
+    let registrationRates: RequestRates
 
     /// Opens the store, loads the seed parks into an empty database, and builds the fence index.
     public static func open(_ configuration: ServiceConfiguration, logger: Logger) async throws -> Service {
@@ -84,14 +104,20 @@ public struct Service: Sendable {
         try await people.load()
         logger.info("people loaded", metadata: ["users": "\(people.count)"])
         let location = configuration.location
+        let live = Live(people: people, fences: fences, policy: location, now: now)
+        sessions.onRevocation { live.revoke($0) }
+        let housekeeping = Housekeeping(store: store, sessions: sessions, privacy: location.privacy, now: now, logger: logger,
+                                        startingAfter: try await store.lastRevocation(), revocationPoll: configuration.revocationPoll)
         return Service(
             store: store, fences: fences, sessions: sessions, accounts: Accounts(store: store, sessions: sessions),
-            location: location, people: people, live: Live(people: people, fences: fences, policy: location, now: now),
-            metrics: configuration.metrics ?? ServiceMetrics(), now: now,
+            location: location, people: people, live: live,
+            metrics: configuration.metrics ?? ServiceMetrics(), now: now, housekeeping: housekeeping, cursors: CursorSeal(key: try await store.secret("cursor")), trustedProxy: configuration.trustedProxy,
             fixRates: RequestRates(perSecond: location.fixRequestsPerSecond, burst: location.fixRequestBurst, now: now),
             nearbyRates: RequestRates(perSecond: location.nearbyRequestsPerSecond, burst: location.nearbyRequestBurst, now: now),
             messageRates: RequestRates(perSecond: configuration.messagesPerSecond, burst: configuration.messageBurst, now: now),
-            friendRequestRates: RequestRates(perSecond: configuration.friendRequestsPerSecond, burst: configuration.friendRequestBurst, now: now))
+            friendRequestRates: RequestRates(perSecond: configuration.friendRequestsPerSecond, burst: configuration.friendRequestBurst, now: now),
+            leaderboardRates: RequestRates(perSecond: configuration.leaderboardsPerSecond, burst: configuration.leaderboardBurst, now: now),
+            registrationRates: RequestRates(perSecond: configuration.registrationsPerSecond, burst: configuration.registrationBurst, now: now))
     }
 
     /// What records fixes, for every route that takes them.
@@ -127,13 +153,14 @@ public func buildRouter(_ service: Service) throws -> Router<AppRequestContext> 
     router.add(middleware: ProblemMiddleware())
     router.add(middleware: ContentEncodingMiddleware())
     router.add(middleware: RepeatedQueryMiddleware())
+    if let proxy = service.trustedProxy { router.add(middleware: TrustedProxyMiddleware(proxy: proxy)) }
     router.add(middleware: BearerAuthentication(sessions: service.sessions))
     router.addRoutes(HealthController(store: service.store, fences: service.fences).endpoints)
     router.addRoutes(MetricsController(service: service).endpoints)
     router.addRoutes(try OpenAPIController.load().endpoints)
 
     let accounts = AccountsController(store: service.store, sessions: service.sessions, accounts: service.accounts, people: service.people,
-                                      now: service.now)
+                                      registrations: service.registrationRates, now: service.now)
     router.addRoutes(accounts.publicEndpoints, atPath: "/v1")
 
     let members = router.group("v1").add(middleware: RequireUser())
@@ -145,7 +172,8 @@ public func buildRouter(_ service: Service) throws -> Router<AppRequestContext> 
     members.addRoutes(WaitsController(store: service.store, fences: service.fences, live: service.live, policy: service.location,
                                       now: service.now).endpoints)
     members.addRoutes(SocialController(store: service.store, people: service.people, live: service.live, policy: service.location,
-                                       rates: service.messageRates, now: service.now).endpoints)
+                                       rates: service.messageRates, leaderboardRates: service.leaderboardRates, cursors: service.cursors,
+                                       now: service.now).endpoints)
     LiveController(live: service.live, heartbeat: service.location.liveHeartbeat).addRoutes(to: members)
     members.addRoutes(NearbyController(people: service.people, fences: service.fences, policy: service.location, rates: service.nearbyRates,
                                        now: service.now).endpoints)
@@ -198,5 +226,6 @@ public func buildApplication(_ configuration: ServiceConfiguration, service: Ser
                 idleTimeout: idleTimeout, metrics: service.metrics)
         },
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "coasterlife"),
+        services: [service.housekeeping],
         logger: logger)
 }

@@ -553,6 +553,49 @@ enum Migrations {
             try db.execute(sql: "CREATE INDEX users_by_photo ON users(photo_id) WHERE photo_id IS NOT NULL")
         }
 
+        migrator.registerMigration("2026-11-27 leaderboards settle after the privacy window") { db in
+            // A tally that moved the moment a ride was logged told anyone reading a board which
+            // ride a rider had just ridden, ghost or not. Ride logs now reach the boards once they
+            // are older than the location time-to-live (``Store/settleTallies(through:)``); this
+            // mark is the last ride log counted. Every ride log already written was counted.
+            try db.execute(sql: """
+                CREATE TABLE tally_mark (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    through_log INTEGER NOT NULL
+                );
+                INSERT INTO tally_mark (id, through_log) SELECT 1, coalesce(max(id), 0) FROM ride_logs;
+                """)
+        }
+
+        migrator.registerMigration("2026-11-27 session revocations and server secrets") { db in
+            // Every process serving this database drops a revoked session from its cache and
+            // closes its live sockets as soon as it reads the revocation here (``Store/revocations(after:)``),
+            // whoever revoked it: a logout, a password or role change, another process.
+            // `user_id` alone (no token) revokes every session of the user and any credential
+            // cached for them.
+            try db.execute(sql: """
+                CREATE TABLE session_revocations (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    token_hash BLOB,
+                    user_id INTEGER NOT NULL,
+                    at REAL NOT NULL
+                );
+                CREATE INDEX session_revocations_by_time ON session_revocations(at);
+                CREATE TABLE secrets (
+                    name TEXT PRIMARY KEY,
+                    value BLOB NOT NULL CHECK (length(value) = 32)
+                ) WITHOUT ROWID;
+                INSERT INTO secrets (name, value) VALUES ('cursor', randomblob(32));
+                """)
+        }
+
+        migrator.registerMigration("2026-11-27 wait reports weighed by their reporter") { db in
+            // Eight accounts opened a minute before could move a ride's estimate wherever they
+            // liked. Each report now carries its reporter's trust when it was made
+            // (``WaitReportPolicy/trust(accountAge:earlierVisits:)``); reports already made count fully.
+            try db.execute(sql: "ALTER TABLE wait_reports ADD COLUMN trust REAL NOT NULL DEFAULT 1")
+        }
+
         return migrator
     }
 }

@@ -41,6 +41,19 @@ public struct ProfileChanges: Sendable {
     }
 }
 
+/// A revoked session (`tokenHash`), or every session of `user` when `tokenHash` is `nil`.
+public struct Revocation: Hashable, Sendable {
+    public var seq: Int64
+    public var tokenHash: Data?
+    public var user: UserID
+
+    public init(seq: Int64, tokenHash: Data?, user: UserID) {
+        self.seq = seq
+        self.tokenHash = tokenHash
+        self.user = user
+    }
+}
+
 extension Store {
     /// Creates an account. `username` must already be canonical (``AccountRules/username(_:)``).
     public func createUser(username: String, displayName: String, passwordHash: String, role: Role) async throws -> UserProfile {
@@ -63,9 +76,10 @@ extension Store {
                            arguments: [passwordHash, role.rawValue, username])
             guard db.changesCount == 1, let id = try Int64.fetchOne(db, sql: "SELECT id FROM users WHERE username = ?", arguments: [username])
             else { throw AccountError.noSuchUser }
-            // A new password ends every session of the old one.
+            // A new password (or role) ends every session of the old one, in every process.
             try db.execute(sql: "UPDATE sessions SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL",
                            arguments: [self.now().timeIntervalSince1970, id])
+            try Self.announceRevocation(tokenHash: nil, user: UserID(id), at: self.now(), db)
             return try Self.profile(UserID(id), db)!
         }
     }
@@ -119,11 +133,56 @@ extension Store {
     /// Ends a session. Returns whether a live session was revoked.
     @discardableResult
     public func revokeSession(tokenHash: Data) async throws -> Bool {
-        let now = self.now().timeIntervalSince1970
+        let now = self.now()
         return try await self.pool.write { db in
+            guard let user = try Int64.fetchOne(db, sql: "SELECT user_id FROM sessions WHERE token_hash = ? AND revoked_at IS NULL",
+                                                arguments: [tokenHash])
+            else { return false }
             try db.execute(sql: "UPDATE sessions SET revoked_at = ? WHERE token_hash = ? AND revoked_at IS NULL",
-                           arguments: [now, tokenHash])
-            return db.changesCount == 1
+                           arguments: [now.timeIntervalSince1970, tokenHash])
+            try Self.announceRevocation(tokenHash: tokenHash, user: UserID(user), at: now, db)
+            return true
+        }
+    }
+
+    /// Writes a revocation where every serving process reads it (``revocations(after:)``): one
+    /// session's, or with no token every session and cached credential of `user`.
+    static func announceRevocation(tokenHash: Data?, user: UserID, at: Date, _ db: Database) throws {
+        try db.execute(sql: "INSERT INTO session_revocations (token_hash, user_id, at) VALUES (?, ?, ?)",
+                       arguments: [tokenHash, user.rawValue, at.timeIntervalSince1970])
+    }
+
+    /// Revocations written after `seq`, oldest first, at most `limit`; with the last sequence
+    /// number read. Rows older than `keep` seconds are deleted by ``pruneRevocations(olderThan:)``.
+    public func revocations(after seq: Int64, limit: Int = 1000) async throws -> [Revocation] {
+        try await self.pool.read { db in
+            try Row.fetchAll(db.cachedStatement(sql: "SELECT seq, token_hash, user_id FROM session_revocations WHERE seq > ? ORDER BY seq LIMIT ?"),
+                             arguments: [seq, limit]).map {
+                Revocation(seq: $0["seq"], tokenHash: $0["token_hash"], user: UserID($0["user_id"] as Int64))
+            }
+        }
+    }
+
+    /// The newest revocation's sequence number (0 for none): where a starting process begins to read.
+    public func lastRevocation() async throws -> Int64 {
+        try await self.pool.read { db in try Int64.fetchOne(db, sql: "SELECT coalesce(max(seq), 0) FROM session_revocations") ?? 0 }
+    }
+
+    /// Forgets revocations older than `age` seconds: every process has read them by then, and a
+    /// revoked session stays revoked in `sessions` itself.
+    public func pruneRevocations(olderThan age: TimeInterval) async throws {
+        let cutoff = self.now().timeIntervalSince1970 - age
+        try await self.pool.write { db in
+            try db.execute(sql: "DELETE FROM session_revocations WHERE at < ?", arguments: [cutoff])
+        }
+    }
+
+    /// A named 32-byte secret of this database, the same for every process serving it.
+    public func secret(_ name: String) async throws -> Data {
+        try await self.pool.write { db in
+            if let value = try Data.fetchOne(db, sql: "SELECT value FROM secrets WHERE name = ?", arguments: [name]) { return value }
+            try db.execute(sql: "INSERT INTO secrets (name, value) VALUES (?, randomblob(32))", arguments: [name])
+            return try Data.fetchOne(db, sql: "SELECT value FROM secrets WHERE name = ?", arguments: [name])!
         }
     }
 

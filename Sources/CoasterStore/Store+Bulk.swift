@@ -107,6 +107,7 @@ extension Store {
                 try Self.tally(user: r.user, ride: r.ride, at: r.at, db)
                 try insert.execute(arguments: [r.user.rawValue, r.ride.id.rawValue, r.at.timeIntervalSince1970])
             }
+            try Self.markTalliesSettled(db)
         }
     }
 }

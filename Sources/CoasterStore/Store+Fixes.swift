@@ -239,7 +239,7 @@ extension Store {
                 let wait = ride.cooldown - now.timeIntervalSince1970 + last
                 if wait > 0 { return .failure(.cooldown(retryAfter: wait)) }
             }
-            try Self.tally(user: user, ride: ride, at: now, db)
+            // Counted on the leaderboards later, by `settleTallies(through:)`.
             try db.cachedStatement(sql: "INSERT INTO ride_logs (user_id, ride_id, visit_id, ridden_at) VALUES (?, ?, ?, ?)")
                 .execute(arguments: [user.rawValue, rideID.rawValue, visit.id, now.timeIntervalSince1970])
             // Read the id before anything else inserts (a badge) and moves lastInsertedRowID.

@@ -370,9 +370,46 @@ extension Store {
 
     // MARK: Tallies and badges (inside ride-log and visit transactions)
 
+    /// Counts on the leaderboards every ride log older than `cutoff` not yet counted, oldest
+    /// first, at most `limit` of them in this transaction; returns how many were counted.
+    ///
+    /// A board never shows a ride younger than the location time-to-live: a tally that moved as
+    /// a ride was logged told any reader which ride its rider was on, and when, whatever their
+    /// sharing (ghost mode included). Ride logs are written with the server's clock, so their
+    /// ids and times rise together and the mark is an id.
+    @discardableResult
+    public func settleTallies(through cutoff: Date, limit: Int = 5_000) async throws -> Int {
+        try await self.pool.write { db in
+            let mark = try Int64.fetchOne(db, sql: "SELECT through_log FROM tally_mark WHERE id = 1") ?? 0
+            let rows = try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT l.id AS log_id, l.user_id AS log_user, l.ridden_at AS log_at, r.*
+                FROM ride_logs l JOIN rides r ON r.id = l.ride_id WHERE l.id > ? ORDER BY l.id LIMIT ?
+                """), arguments: [mark, limit])
+            var last = mark, counted = 0
+            for row in rows {
+                let at: Double = row["log_at"]
+                // The first log still younger than the cutoff holds back the ones after it.
+                guard at <= cutoff.timeIntervalSince1970 else { break }
+                let id: Int64 = row["log_id"]
+                try Self.tally(user: UserID(row["log_user"] as Int64), ride: RideRecord(row: row).ride, at: Date(timeIntervalSince1970: at),
+                               before: id, db)
+                last = id
+                counted += 1
+            }
+            if last != mark { try db.execute(sql: "UPDATE tally_mark SET through_log = ? WHERE id = 1", arguments: [last]) }
+            return counted
+        }
+    }
+
+    /// Marks every ride log written so far as counted (a bulk load counts its own).
+    static func markTalliesSettled(_ db: Database) throws {
+        try db.execute(sql: "UPDATE tally_mark SET through_log = (SELECT coalesce(max(id), 0) FROM ride_logs) WHERE id = 1")
+    }
+
     /// Adds one ride to the leaderboards: rides, first-time coaster credits, and per-ride counts,
-    /// for every period and for the global and park scopes. Called before the log row is inserted.
-    static func tally(user: UserID, ride: Ride, at: Date, _ db: Database) throws {
+    /// for every period and for the global and park scopes. `before`: the log's own id (logs
+    /// with lower ids came before it); `nil` when the log row is not written yet.
+    static func tally(user: UserID, ride: Ride, at: Date, before logID: Int64? = nil, _ db: Database) throws {
         let upsert = try db.cachedStatement(sql: """
             INSERT INTO tallies (metric, scope, period, user_id, value, reached_at) VALUES (?, ?, ?, ?, 1, ?)
             ON CONFLICT (metric, scope, period, user_id) DO UPDATE SET value = value + 1, reached_at = excluded.reached_at
@@ -386,8 +423,8 @@ extension Store {
             try upsert.execute(arguments: ["ride:" + ride.id.rawValue, "global", period, user.rawValue, t])
             if ride.type == .coaster {
                 let before = try Bool.fetchOne(
-                    db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM ride_logs WHERE user_id = ? AND ride_id = ? AND ridden_at >= ?)"),
-                    arguments: [user.rawValue, ride.id.rawValue, start.isFinite ? start : -1e18]) ?? false
+                    db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM ride_logs WHERE user_id = ? AND ride_id = ? AND ridden_at >= ? AND id < ?)"),
+                    arguments: [user.rawValue, ride.id.rawValue, start.isFinite ? start : -1e18, logID ?? Int64.max]) ?? false
                 if !before {
                     for scope in scopes { try upsert.execute(arguments: ["credits", scope, period, user.rawValue, t]) }
                 }

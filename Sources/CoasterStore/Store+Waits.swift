@@ -49,6 +49,17 @@ public enum PostedWaitError: Error, Equatable, Sendable {
 }
 
 extension Store {
+    /// How much `user`'s wait evidence weighs now (``WaitReportPolicy/trust(accountAge:earlierVisits:)``):
+    /// their account's age and their visits that began over a day ago, the first few only.
+    static func reporterTrust(_ user: UserID, now: Date, _ db: Database) throws -> Double {
+        let t = now.timeIntervalSince1970
+        let created = try Double.fetchOne(db.cachedStatement(sql: "SELECT created_at FROM users WHERE id = ?"), arguments: [user.rawValue]) ?? t
+        let visits = try Int.fetchOne(db.cachedStatement(sql: """
+            SELECT count(*) FROM (SELECT 1 FROM visits WHERE user_id = ? AND entered_at < ? LIMIT ?)
+            """), arguments: [user.rawValue, t - 24 * 3600, WaitReportPolicy.establishedVisits]) ?? 0
+        return WaitReportPolicy.trust(accountAge: t - created, earlierVisits: visits)
+    }
+
     /// Records a crowd wait report after checking the reporter may make it.
     /// - Returns: `nil` if the ride is not listed.
     public func reportWait(user: UserID, ride: RideID, minutes: Double, policy: WaitReportPolicy, visitTimeout: TimeInterval,
@@ -61,8 +72,9 @@ extension Store {
             else { return nil }
             guard case .success(let park) = check else { return check.map { _ in now } }
             try db.cachedStatement(sql: """
-                INSERT INTO wait_reports (user_id, ride_id, minutes, source, at, entered_at) VALUES (?, ?, ?, 'crowd', ?, ?)
-                """).execute(arguments: [user.rawValue, ride.rawValue, minutes, now.timeIntervalSince1970, now.timeIntervalSince1970 - minutes * 60])
+                INSERT INTO wait_reports (user_id, ride_id, minutes, source, at, entered_at, trust) VALUES (?, ?, ?, 'crowd', ?, ?, ?)
+                """).execute(arguments: [user.rawValue, ride.rawValue, minutes, now.timeIntervalSince1970, now.timeIntervalSince1970 - minutes * 60,
+                                         try Self.reporterTrust(user, now: now, db)])
             self.waitBoards.touched(park)
             return .success(now)
         }
@@ -176,10 +188,10 @@ extension Store {
         // consensus, below), and a person reporting often made the board read all of theirs.
         // SQLite takes a bare column's value from the row whose max() it returns.
         let observations = try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT user_id, minutes, max(at) AS at, source FROM wait_reports WHERE ride_id = ? AND at > ? AND at <= ? GROUP BY user_id
+            SELECT user_id, minutes, max(at) AS at, source, trust FROM wait_reports WHERE ride_id = ? AND at > ? AND at <= ? GROUP BY user_id
             """), arguments: [ride.id.rawValue, t - estimator.window, t]).map {
             WaitObservation(user: UserID($0["user_id"] as Int64), minutes: $0["minutes"], at: Date(timeIntervalSince1970: $0["at"]),
-                            source: WaitObservation.Source(rawValue: $0["source"]) ?? .crowd)
+                            source: WaitObservation.Source(rawValue: $0["source"]) ?? .crowd, trust: $0["trust"])
         }
         let posted = try Row.fetchOne(db.cachedStatement(sql: """
             SELECT at, minutes FROM posted_waits WHERE ride_id = ? AND at <= ? ORDER BY at DESC LIMIT 1
@@ -268,8 +280,9 @@ extension Store {
         guard boardedSince == 0, minutes >= 0.5, minutes <= 300,
               let park = try String.fetchOne(db.cachedStatement(sql: "SELECT park_id FROM rides WHERE id = ?"), arguments: [ride.rawValue])
         else { return }
-        try db.cachedStatement(sql: "INSERT INTO wait_reports (user_id, ride_id, minutes, source, at, entered_at) VALUES (?, ?, ?, 'measured', ?, ?)")
-            .execute(arguments: [user.rawValue, ride.rawValue, minutes, boardedAt, queued])
+        try db.cachedStatement(sql: "INSERT INTO wait_reports (user_id, ride_id, minutes, source, at, entered_at, trust) VALUES (?, ?, ?, 'measured', ?, ?, ?)")
+            .execute(arguments: [user.rawValue, ride.rawValue, minutes, boardedAt, queued,
+                                 try Self.reporterTrust(user, now: Date(timeIntervalSince1970: boardedAt), db)])
         boards.touched(ParkID(rawValue: park))
     }
 }

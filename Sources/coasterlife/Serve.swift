@@ -50,6 +50,15 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Friend requests a user may send per second, sustained (bursts of 5 min worth, at least 30). Environment: COASTERLIFE_FRIEND_REQUEST_RATE.")
     var friendRequestRate = Environment.value("COASTERLIFE_FRIEND_REQUEST_RATE").flatMap(Double.init) ?? 0.1
 
+    @Option(help: "Leaderboard pages a user may read per second, sustained (bursts of 15 s worth, at least 30). Environment: COASTERLIFE_LEADERBOARD_RATE.")
+    var leaderboardRate = Environment.value("COASTERLIFE_LEADERBOARD_RATE").flatMap(Double.init) ?? 2
+
+    @Option(help: "Accounts one client address may register per second, sustained (bursts of 5 min worth, at least 5). Environment: COASTERLIFE_REGISTRATION_RATE.")
+    var registrationRate = Environment.value("COASTERLIFE_REGISTRATION_RATE").flatMap(Double.init) ?? 1.0 / 60
+
+    @Option(help: "The IP address of a reverse proxy in front of the service: from it, and only from it, the last X-Forwarded-For address is taken as the client's (login throttling and registration limits key on it). Environment: COASTERLIFE_TRUSTED_PROXY.")
+    var trustedProxy = Environment.value("COASTERLIFE_TRUSTED_PROXY")
+
     @Option(help: "Seconds before one person may report the same ride's wait or status again. Environment: COASTERLIFE_REPORT_WINDOW.")
     var reportWindow = Environment.value("COASTERLIFE_REPORT_WINDOW").flatMap(Double.init) ?? WaitReportPolicy().window
 
@@ -67,8 +76,12 @@ struct Serve: AsyncParsableCommand {
         guard (1...3600).contains(self.idleTimeout) else { throw ValidationError("--idle-timeout must be 1…3600 seconds") }
         // Bounded: the bursts are whole numbers of requests (`inf` would not convert).
         for (name, rate) in [("--fix-rate", self.fixRate), ("--nearby-rate", self.nearbyRate), ("--message-rate", self.messageRate),
-                             ("--friend-request-rate", self.friendRequestRate)] {
+                             ("--friend-request-rate", self.friendRequestRate), ("--leaderboard-rate", self.leaderboardRate),
+                             ("--registration-rate", self.registrationRate)] {
             guard rate > 0, rate <= 1_000_000 else { throw ValidationError("\(name) must be more than 0 and at most 1000000, not \(rate)") }
+        }
+        if let proxy = self.trustedProxy, IPAddressText.normalized(proxy) == nil {
+            throw ValidationError("--trusted-proxy must be an IP address, such as 127.0.0.1 or ::1, not \(proxy)")
         }
         guard self.reportWindow.isFinite, (0...86_400).contains(self.reportWindow) else {
             throw ValidationError("--report-window must be 0…86400 seconds")
@@ -105,12 +118,18 @@ struct Serve: AsyncParsableCommand {
         configuration.messageBurst = max(1, Int(self.messageRate * 10))
         configuration.friendRequestsPerSecond = self.friendRequestRate
         configuration.friendRequestBurst = max(30, Int(self.friendRequestRate * 300))
+        configuration.leaderboardsPerSecond = self.leaderboardRate
+        configuration.leaderboardBurst = max(30, Int(self.leaderboardRate * 15))
+        configuration.registrationsPerSecond = self.registrationRate
+        configuration.registrationBurst = max(5, Int(self.registrationRate * 300))
+        configuration.trustedProxy = self.trustedProxy.flatMap(IPAddressText.normalized)
         // Printed at start so an operator sees what is in force (there are no secrets among these).
         logger.info("configuration", metadata: [
             "database": "\(self.database.database)", "host": "\(self.host)", "port": "\(self.port)", "parks": "\(self.parks)",
             "log_level": "\(self.logLevel)", "bcrypt_cost": "\(self.bcryptCost)", "idle_timeout_s": "\(self.idleTimeout)",
             "fix_rate": "\(self.fixRate)", "nearby_rate": "\(self.nearbyRate)", "message_rate": "\(self.messageRate)",
-            "friend_request_rate": "\(self.friendRequestRate)",
+            "friend_request_rate": "\(self.friendRequestRate)", "leaderboard_rate": "\(self.leaderboardRate)",
+            "registration_rate": "\(self.registrationRate)", "trusted_proxy": "\(self.trustedProxy ?? "none")",
             "report_window_s": "\(self.reportWindow)", "executor": "\(self.executor)", "fast_lane": "\(self.fastLane)",
         ])
         let service = try await Service.open(configuration, logger: logger)

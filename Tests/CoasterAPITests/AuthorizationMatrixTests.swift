@@ -87,7 +87,7 @@ struct AuthorizationMatrixTests {
         Row(method: .put, path: "/v1/friends/{userId}/sharing", body: { _, _ in ["precision": "approximate"] },
             outcomes: only([.friend], .ok(.noContent), else: .problem(.notFound, .notFriends))),
         Row(method: .delete, path: "/v1/friends/{userId}/sharing", outcomes: only([.friend], .ok(.noContent), else: .problem(.notFound, .notFriends))),
-        Row(method: .put, path: "/v1/blocks/{userId}", outcomes: members(.ok)),
+        Row(method: .put, path: "/v1/blocks/{userId}", outcomes: members(.noContent)),
         Row(method: .delete, path: "/v1/blocks/{userId}", outcomes: only([], .ok(.noContent), else: .problem(.notFound, .notBlocked))),
         Row(method: .post, path: "/v1/fixes", body: { _, _ in
                 ["lat": 41.4817, "lon": -82.6881, "accuracy": 10, "recordedAt": Date().formatted(.iso8601)]

@@ -17,7 +17,7 @@ struct LiveMessageTests {
             let person = PersonState(id: UserID(2), username: "bob", displayName: "Bob", latest: fix, visits: ["cedar-point": now],
                                      sharing: SharingSettings(precision: precision), friends: [UserID(1)])
             let shared = try #require(privacy.view(fix, sharing: person.sharing, visiting: person.visiting(at: now, timeout: 3600),
-                                                   viewer: UserID(1), relationship: .friends, now: now))
+                                                   viewerVisiting: ["cedar-point"], viewer: UserID(1), relationship: .friends, now: now))
             let text = LiveMessage.location(user: person, shared: shared, at: fix.recordedAt).json
             return try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
         }

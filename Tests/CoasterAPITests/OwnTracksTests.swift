@@ -101,7 +101,8 @@ struct OwnTracksTests {
             let pam = try await client.register("pam")
             for friend in [anna, bob, ghost, pam] { try await client.befriend(ann, friend) }
             let now = Date()
-            for (user, dx) in [(anna, 0.0), (bob, 0.0005), (ghost, 0.001), (stranger, 0.0015), (pam, 0.002)] {
+            // Ann is at Cedar Point too: park-only sharing shows pam's park only to a friend there.
+            for (user, dx) in [(ann, -0.0001), (anna, 0.0), (bob, 0.0005), (ghost, 0.001), (stranger, 0.0015), (pam, 0.002)] {
                 _ = try await client.postFixes([fixJSON(41.4817, -82.6881 + dx, at: now)], as: user)
             }
             _ = try await client.send(.patch, "/v1/me", as: ghost, json: ["sharing": ["ghost": ["mode": "on"]]])

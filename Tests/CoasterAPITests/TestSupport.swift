@@ -30,6 +30,10 @@ struct TestService {
         // default, 30 s, is within what a full test run has made one wait); the idle-timeout
         // tests set their own.
         configuration.idleTimeout = .seconds(300)
+        // Every test registers its users from one address; the registration limit has tests of
+        // its own, which set it back.
+        configuration.registrationsPerSecond = 1000
+        configuration.registrationBurst = 1000
         configure(&configuration)
         self.configuration = configuration
         self.service = try await Service.open(self.configuration, logger: Logger(label: "test"))

@@ -174,27 +174,47 @@ struct CheckinAndPrivacyTests {
         let viewer = UserID(7)
         let fix = AcceptedFix(position: FixPipelineTests.millenniumForce, accuracy: 5, recordedAt: Self.now.addingTimeInterval(-60))
         let exact = SharingSettings()
-        #expect(p.view(fix, sharing: exact, visiting: [], viewer: viewer, relationship: .friends, now: Self.now) == .exact(fix.position, accuracy: 5))
+        #expect(p.view(fix, sharing: exact, visiting: [], viewerVisiting: [], viewer: viewer, relationship: .friends, now: Self.now) == .exact(fix.position, accuracy: 5))
         for r in [Relationship.none, .requestSent, .requestReceived, .blocking, .blockedBy] {
-            #expect(p.view(fix, sharing: exact, visiting: [], viewer: viewer, relationship: r, now: Self.now) == nil)
+            #expect(p.view(fix, sharing: exact, visiting: [], viewerVisiting: [], viewer: viewer, relationship: r, now: Self.now) == nil)
         }
         var stale = fix
         stale.recordedAt = Self.now.addingTimeInterval(-2 * 3600 - 1)
-        #expect(p.view(stale, sharing: exact, visiting: [], viewer: viewer, relationship: .friends, now: Self.now) == nil)
-        #expect(p.view(fix, sharing: SharingSettings(ghost: .on), visiting: [], viewer: viewer, relationship: .friends, now: Self.now) == nil)
+        #expect(p.view(stale, sharing: exact, visiting: [], viewerVisiting: [], viewer: viewer, relationship: .friends, now: Self.now) == nil)
+        #expect(p.view(fix, sharing: SharingSettings(ghost: .on), visiting: [], viewerVisiting: [], viewer: viewer, relationship: .friends, now: Self.now) == nil)
         let ghostOver = SharingSettings(ghost: .until(Self.now.addingTimeInterval(-1)))
-        #expect(p.view(fix, sharing: ghostOver, visiting: [], viewer: viewer, relationship: .friends, now: Self.now) != nil)
-        let approx = p.view(fix, sharing: SharingSettings(precision: .approximate), visiting: [], viewer: viewer, relationship: .friends, now: Self.now)
+        #expect(p.view(fix, sharing: ghostOver, visiting: [], viewerVisiting: [], viewer: viewer, relationship: .friends, now: Self.now) != nil)
+        let approx = p.view(fix, sharing: SharingSettings(precision: .approximate), visiting: [], viewerVisiting: [], viewer: viewer, relationship: .friends, now: Self.now)
         #expect(approx?.coordinate == ApproximateGrid.snap(fix.position))
-        #expect(p.view(fix, sharing: SharingSettings(precision: .parkOnly), visiting: ["cedar-point"], viewer: viewer, relationship: .friends,
-                       now: Self.now) == .parkOnly(["cedar-point"]))
+        // Park-only: the park, and only to a friend visiting it too.
+        let parkOnly = SharingSettings(precision: .parkOnly)
+        #expect(p.view(fix, sharing: parkOnly, visiting: ["cedar-point", "kings-island"], viewerVisiting: ["cedar-point"], viewer: viewer,
+                       relationship: .friends, now: Self.now) == .parkOnly(["cedar-point"]))
+        #expect(p.view(fix, sharing: parkOnly, visiting: ["cedar-point"], viewerVisiting: [], viewer: viewer, relationship: .friends,
+                       now: Self.now) == nil)
+        #expect(p.view(fix, sharing: parkOnly, visiting: ["cedar-point"], viewerVisiting: ["kings-island"], viewer: viewer,
+                       relationship: .friends, now: Self.now) == nil)
         let hiddenFromViewer = SharingSettings(overrides: [viewer: SharingOverride(hidden: true)])
-        #expect(p.view(fix, sharing: hiddenFromViewer, visiting: [], viewer: viewer, relationship: .friends, now: Self.now) == nil)
+        #expect(p.view(fix, sharing: hiddenFromViewer, visiting: [], viewerVisiting: [], viewer: viewer, relationship: .friends, now: Self.now) == nil)
         let coarserForViewer = SharingSettings(overrides: [viewer: SharingOverride(precision: .approximate)])
-        if case .approximate? = p.view(fix, sharing: coarserForViewer, visiting: [], viewer: viewer, relationship: .friends, now: Self.now) {
+        if case .approximate? = p.view(fix, sharing: coarserForViewer, visiting: [], viewerVisiting: [], viewer: viewer, relationship: .friends, now: Self.now) {
         } else {
             Issue.record("a per-friend precision override was not applied")
         }
+        // Strangers: nothing, unless the user is discoverable and both visit one park; then never
+        // better than approximate, and park-only stays park-only (no position, no distance).
+        #expect(p.view(fix, sharing: exact, discoverable: false, visiting: ["cedar-point"], viewerVisiting: ["cedar-point"], viewer: viewer,
+                       relationship: .none, now: Self.now) == nil)
+        #expect(p.view(fix, sharing: exact, discoverable: true, visiting: ["cedar-point"], viewerVisiting: [], viewer: viewer,
+                       relationship: .none, now: Self.now) == nil)
+        #expect(p.view(fix, sharing: exact, discoverable: true, visiting: ["cedar-point"], viewerVisiting: ["cedar-point"], viewer: viewer,
+                       relationship: .none, now: Self.now) == .approximate(ApproximateGrid.snap(fix.position), accuracy: ApproximateGrid.cellRadius))
+        #expect(p.view(fix, sharing: parkOnly, discoverable: true, visiting: ["cedar-point"], viewerVisiting: ["cedar-point"], viewer: viewer,
+                       relationship: .none, now: Self.now) == .parkOnly(["cedar-point"]))
+        #expect(p.view(fix, sharing: SharingSettings(ghost: .on), discoverable: true, visiting: ["cedar-point"], viewerVisiting: ["cedar-point"],
+                       viewer: viewer, relationship: .none, now: Self.now) == nil)
+        #expect(p.view(fix, sharing: exact, discoverable: true, visiting: ["cedar-point"], viewerVisiting: ["cedar-point"], viewer: viewer,
+                       relationship: .blockedBy, now: Self.now) == nil)
     }
 
     @Test func approximateSnappingIsAFixedGrid() {

@@ -242,7 +242,7 @@ struct NearbyRulesTests {
             for friend in friends {
                 guard let fix = friend.latest,
                       let shared = rules.privacy.view(fix, sharing: friend.sharing, visiting: friend.visiting(at: now, timeout: rules.visitTimeout),
-                                                      viewer: viewerID, relationship: .friends, now: now)
+                                                      viewerVisiting: myParks, viewer: viewerID, relationship: .friends, now: now)
                 else { continue }
                 let age = (now.timeIntervalSince(fix.recordedAt) / 60).rounded(.down) * 60
                 func listed(_ c: Coordinate, _ precision: Precision) {

@@ -49,6 +49,7 @@ struct QueryPlanTests {
             ("SELECT u.id, u.username, u.display_name, f.created_at FROM friendships f JOIN users u ON u.id = f.addressee",
              "USE TEMP B-TREE FOR ORDER BY", "a user's own requests waiting on others: at most 1,000 (README, Limits)"),
             ("WITH RECURSIVE seen(park)", "SCAN seen", "the parks a user visited, found one by one on an index"),
+            ("SELECT count(*) FROM (SELECT 1 FROM visits", "SCAN (subquery", "a reporter's first two visits, a range of an index"),
             ("SELECT DISTINCT sha256, format FROM photos", "SCAN photos", "every photo file: a backup, or the sweep at start"),
             // Planned, not run: SQLite searches a parent's children only when its key changes, and an
             // upsert of a park never changes its id (with a million photos tagged with a park, its

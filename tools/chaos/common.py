@@ -41,8 +41,10 @@ class Server:
     def start(self):
         log = open(self.database + ".log", "a")
         self.process = subprocess.Popen(
+            # Registrations and leaderboard pages are limited per address and per user; the
+            # harnesses register every client from loopback and read boards flat out.
             [self.binary, "serve", "--database", self.database, "--port", str(self.port), "--bcrypt-cost", "4",
-             "--log-level", "warning", "--parks", os.path.join(REPO, "data/parks")] + self.extra,
+             "--registration-rate", "1000000", "--leaderboard-rate", "1000000", "--log-level", "warning", "--parks", os.path.join(REPO, "data/parks")] + self.extra,
             stdout=log, stderr=log, cwd=REPO)
         deadline = time.time() + 60
         while time.time() < deadline:

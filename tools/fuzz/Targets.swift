@@ -28,11 +28,22 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     case "owntracks":
         _ = OwnTracksPayload.decode(Data(bytes))
     case "images":
-        if let image = try? ImageInspector.inspect(bytes) {
-            // What comes out must read again as the same image, with nothing left to strip.
-            guard let again = try? ImageInspector.inspect(image.bytes), again.width == image.width, again.height == image.height,
-                  image.format == .heic || !again.stripped || again.bytes == image.bytes
-            else { fatalError("a cleaned image does not read back the same") }
+        var work = ImageInspector.Work()
+        let image = try? ImageInspector.inspect(bytes, work: &work)
+        guard work.steps <= ImageInspector.workBound(size), work.tiffs <= ImageInspector.maximumExifItems else {
+            fatalError("inspecting \(size) bytes cost \(work.steps) steps and \(work.tiffs) TIFFs")
+        }
+        if let image {
+            // What comes out ends where a decoder stops, holds no GPS, and reads again as itself
+            // with nothing left to strip.
+            switch image.format {
+            case .jpeg: guard CleanedImage.jpegEnd(image.bytes) == image.bytes.count else { fatalError("bytes after the JPEG's end") }
+            case .png: guard CleanedImage.pngEnd(image.bytes) == image.bytes.count else { fatalError("bytes after the PNG's IEND") }
+            case .heic: guard image.bytes == bytes else { fatalError("a HEIC was changed") }
+            }
+            guard !CleanedImage.hasGPS(image.bytes) else { fatalError("GPS in a cleaned image") }
+            let same = InspectedImage(format: image.format, width: image.width, height: image.height, bytes: image.bytes, stripped: false)
+            guard (try? ImageInspector.inspect(image.bytes)) == same else { fatalError("a cleaned image does not read back as itself") }
         }
     case "wkb":
         // Compared as bytes: NaN coordinates (garbage can hold them) never equal themselves as Doubles.
@@ -65,4 +76,62 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         fatalError("unknown FUZZ_TARGET \(target)")
     }
     return 0
+}
+
+/// The images target's checks of a cleaned image, written apart from the inspector's own walks so
+/// that a mistake in one is not repeated in the other.
+private enum CleanedImage {
+    /// Just after a JPEG's first end-of-image marker, its scans walked as a decoder walks them.
+    static func jpegEnd(_ b: [UInt8]) -> Int? {
+        var i = 2
+        while i + 1 < b.count, b[i] == 0xFF {
+            let marker = b[i + 1]
+            if marker == 0xD9 { return i + 2 }
+            guard i + 3 < b.count else { return nil }
+            i += 2 + (Int(b[i + 2]) << 8 | Int(b[i + 3]))
+            guard marker == 0xDA else { continue }
+            // Entropy-coded data: stuffing (FF 00), restarts (FF D0–D7) and fill bytes (FF FF) go on.
+            while i + 1 < b.count, b[i] != 0xFF || b[i + 1] == 0x00 || b[i + 1] == 0xFF || (0xD0...0xD7).contains(b[i + 1]) {
+                i += b[i] == 0xFF && b[i + 1] != 0xFF ? 2 : 1
+            }
+        }
+        return nil
+    }
+
+    /// Just after a PNG's first IEND chunk.
+    static func pngEnd(_ b: [UInt8]) -> Int? {
+        var i = 8
+        while i + 12 <= b.count {
+            let length = b[i..<(i + 4)].reduce(0) { $0 << 8 | Int($1) }
+            let iend = b[(i + 4)..<(i + 8)].elementsEqual("IEND".utf8)
+            i += 12 + length
+            if iend { return i <= b.count ? i : nil }
+        }
+        return nil
+    }
+
+    /// An XMP GPS coordinate, or a TIFF header whose first IFD points at a GPS IFD (tag 0x8825,
+    /// LONG or IFD, count 1: as EXIF writers write it).
+    static func hasGPS(_ b: [UInt8]) -> Bool {
+        for name in ["GPSLatitude", "GPSLongitude"] {
+            let needle = Array(name.utf8)
+            if b.count >= needle.count, (0...(b.count - needle.count)).contains(where: { b[$0...].starts(with: needle) }) { return true }
+        }
+        for h in b.indices.dropLast(7) {
+            let little = b[h...].starts(with: [0x49, 0x49, 0x2A, 0x00])
+            guard little || b[h...].starts(with: [0x4D, 0x4D, 0x00, 0x2A]) else { continue }
+            func read(_ at: Int, _ size: Int) -> Int? {
+                guard at >= 0, at <= b.count - h - size else { return nil }
+                let field = b[(h + at)..<(h + at + size)]
+                return (little ? Array(field.reversed()) : Array(field)).reduce(0) { $0 << 8 | Int($1) }
+            }
+            guard let ifd = read(4, 4), let count = read(ifd, 2) else { continue }
+            for k in 0..<min(count, 1000) {
+                let e = ifd + 2 + 12 * k
+                guard let tag = read(e, 2), let type = read(e + 2, 2), let n = read(e + 4, 4) else { break }
+                if tag == 0x8825, type == 4 || type == 13, n == 1 { return true }
+            }
+        }
+        return false
+    }
 }

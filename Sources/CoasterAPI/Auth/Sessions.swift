@@ -12,12 +12,17 @@ public struct AccountPolicy: Sendable {
     public var bcryptCost: UInt8 = 12
     /// How long a session lives, seconds.
     public var sessionLifetime: TimeInterval = 30 * 24 * 3600
-    /// Failed logins per username allowed within `loginWindow`.
-    public var failedLoginsPerUsername = 5
-    /// Failed logins per client address allowed within `loginWindow`.
+    /// Failed logins of one account from one address before each try must wait, twice as long
+    /// each time (``LoginThrottle``).
+    public var freeLoginFailures = 5
+    /// Failed logins of one account from addresses it never logged in from, within `loginWindow`.
+    public var failedLoginsPerAccount = 50
+    /// Failed logins from one address on accounts it never logged in to, within `loginWindow`.
     public var failedLoginsPerAddress = 30
     /// Seconds over which failed logins count.
     public var loginWindow: TimeInterval = 15 * 60
+    /// Seconds a verified Basic credential (OwnTracks) is trusted without bcrypt again.
+    public var basicCredentialLifetime: TimeInterval = 5 * 60
     /// Seconds a session stays cached before the store is asked again (and last-seen updated).
     /// The first request after that is answered from the cache while the store is asked in the
     /// background; past twice this, a request waits for the store's answer.
@@ -53,7 +58,17 @@ public final class Sessions: Sendable {
     /// Cached sessions by token digest: a fixed-size key, so that a request's check neither
     /// allocates nor hashes a `Data`.
     private let cache = Mutex<[Digest: Entry]>([:])
-    private let throttle: Mutex<(users: FailureThrottle, addresses: FailureThrottle)>
+    private let throttle: Mutex<LoginThrottle>
+    /// Basic credentials verified lately, by their keyed hash (``credentialKey``): OwnTracks sends
+    /// the password with every request, and bcrypt on each one let a single account's phone, or
+    /// sixteen requests at once, slow every login. Keyed with a secret of this process, so the
+    /// map holds nothing a fast hash could be tried against.
+    private let credentials = Mutex<[Digest: (identity: Identity, verifiedAt: Date)]>([:])
+    private let credentialKey = SymmetricKey(size: .bits256)
+    private static let maximumCredentials = 100_000
+    /// Told of every revocation this process learns of (its own logouts, password and role
+    /// changes, and those the store announces).
+    private let observers = Mutex<[@Sendable (Revocation) -> Void]>([])
     /// Sessions due for a background recheck, and whether a recheck task is running.
     private let due = Mutex<(digests: [Digest], running: Bool)>(([], false))
     private static let maximumCached = 200_000
@@ -65,9 +80,8 @@ public final class Sessions: Sendable {
         self.store = store
         self.policy = policy
         self.now = now
-        self.throttle = Mutex((
-            FailureThrottle(limit: policy.failedLoginsPerUsername, window: policy.loginWindow),
-            FailureThrottle(limit: policy.failedLoginsPerAddress, window: policy.loginWindow)))
+        self.throttle = Mutex(LoginThrottle(freeFailures: policy.freeLoginFailures, accountLimit: policy.failedLoginsPerAccount,
+                                            addressLimit: policy.failedLoginsPerAddress, window: policy.loginWindow))
         self.decoyHash = Bcrypt.hash(UUID().uuidString, cost: policy.bcryptCost)
     }
 
@@ -107,8 +121,16 @@ public final class Sessions: Sendable {
         }
     }
 
-    /// Checks a username and password without opening a session (OwnTracks' Basic auth).
+    /// Checks a username and password without opening a session (OwnTracks' Basic auth). A
+    /// credential verified in the last ``AccountPolicy/basicCredentialLifetime`` seconds is taken
+    /// without bcrypt or the throttle; a password change or revocation forgets it.
     public func verify(username: String, password: String, clientAddress: String) async throws -> LoginResult {
+        let key = self.credentialDigest(username: username, password: password)
+        let now = self.now()
+        let lifetime = self.policy.basicCredentialLifetime
+        if let cached = self.credentials.withLock({ c in c[key].flatMap { now.timeIntervalSince($0.verifiedAt) < lifetime ? $0.identity : nil } }) {
+            return .success(token: "", identity: cached, expiresAt: .distantFuture)
+        }
         switch try await self.check(username: username, password: password, clientAddress: clientAddress) {
         case .throttled(let wait):
             return .throttled(retryAfter: wait)
@@ -116,9 +138,24 @@ public final class Sessions: Sendable {
             return .invalidCredentials
         case .valid(let credentials):
             guard let profile = try await self.store.profile(credentials.id) else { return .invalidCredentials }
-            return .success(token: "", identity: Identity(id: profile.id, username: profile.username, role: profile.role, tokenHash: nil),
-                            expiresAt: .distantFuture)
+            let identity = Identity(id: profile.id, username: profile.username, role: profile.role, tokenHash: nil)
+            self.credentials.withLock { c in
+                if c.count >= Self.maximumCredentials {
+                    c = c.filter { now.timeIntervalSince($0.value.verifiedAt) < lifetime }
+                    if c.count >= Self.maximumCredentials { c.removeAll(keepingCapacity: true) }
+                }
+                c[key] = (identity, now)
+            }
+            return .success(token: "", identity: identity, expiresAt: .distantFuture)
         }
+    }
+
+    /// The keyed hash a verified credential is cached under: the name as typed, a zero byte, the password.
+    private func credentialDigest(username: String, password: String) -> Digest {
+        var message = Data(username.lowercased().utf8)
+        message.append(0)
+        message.append(contentsOf: password.utf8)
+        return Data(HMAC<SHA256>.authenticationCode(for: message, using: self.credentialKey)).withUnsafeBytes { Digest(Data($0))! }
     }
 
     private enum Check {
@@ -131,23 +168,15 @@ public final class Sessions: Sendable {
     /// an unknown user as for a wrong password, so neither reveals whether an account exists.
     private func check(username rawUsername: String, password: String, clientAddress: String) async throws -> Check {
         let username = rawUsername.lowercased()
-        let userKey = "u:" + username
-        let addressKey = "a:" + clientAddress
-        let wait = self.throttle.withLock { t -> TimeInterval? in
-            let now = self.now()
-            return [t.users.retryAfter(userKey, now: now), t.addresses.retryAfter(addressKey, now: now)].compactMap { $0 }.max()
-        }
+        let wait = self.throttle.withLock { $0.retryAfter(account: username, address: clientAddress, now: self.now()) }
         if let wait { return .throttled(wait) }
         let credentials = username.utf8.count <= 64 ? try await self.store.credentials(username: username) : nil
         let ok = try await self.verify(password, hash: credentials?.passwordHash ?? self.decoyHash)
         guard ok, let credentials else {
-            self.throttle.withLock { t in
-                t.users.recordFailure(userKey, now: self.now())
-                t.addresses.recordFailure(addressKey, now: self.now())
-            }
+            self.throttle.withLock { $0.recordFailure(account: username, address: clientAddress, now: self.now()) }
             return .invalid
         }
-        self.throttle.withLock { t in t.users.reset(userKey) }
+        self.throttle.withLock { $0.recordSuccess(account: username, address: clientAddress, now: self.now()) }
         return .valid(credentials)
     }
 
@@ -238,15 +267,34 @@ public final class Sessions: Sendable {
         }
     }
 
-    /// Revokes the session of this token hash, at once and for good.
-    public func logout(tokenHash: Data) async throws {
-        if let digest = Digest(tokenHash) { _ = self.cache.withLock { $0.removeValue(forKey: digest) } }
+    /// Revokes the session of this token hash, at once and for good: its cache entry and its live
+    /// sockets go now, in other processes when they read the store's announcement.
+    public func logout(tokenHash: Data, user: UserID) async throws {
         try await self.store.revokeSession(tokenHash: tokenHash)
+        self.apply(Revocation(seq: 0, tokenHash: tokenHash, user: user))
     }
 
-    /// Forgets cached sessions of a user (after a password or role change in this process).
+    /// Forgets every cached session and credential of a user and closes their sockets (after a
+    /// password or role change in this process; the store announced it to the others).
     public func forget(user: UserID) {
-        self.cache.withLock { cache in cache = cache.filter { $0.value.identity.id != user } }
+        self.apply(Revocation(seq: 0, tokenHash: nil, user: user))
+    }
+
+    /// Calls `observer` with every revocation this process applies.
+    public func onRevocation(_ observer: @escaping @Sendable (Revocation) -> Void) {
+        self.observers.withLock { $0.append(observer) }
+    }
+
+    /// Drops what a revocation ends from the caches, and tells the observers (the live hub).
+    public func apply(_ revocation: Revocation) {
+        if let hash = revocation.tokenHash {
+            if let digest = Digest(hash) { _ = self.cache.withLock { $0.removeValue(forKey: digest) } }
+        } else {
+            let user = revocation.user
+            self.cache.withLock { cache in cache = cache.filter { $0.value.identity.id != user } }
+            self.credentials.withLock { c in c = c.filter { $0.value.identity.id != user } }
+        }
+        for observer in self.observers.withLock({ $0 }) { observer(revocation) }
     }
 
     private func remember(_ entry: Entry, _ digest: Digest) {

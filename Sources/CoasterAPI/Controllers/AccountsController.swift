@@ -10,6 +10,9 @@ struct AccountsController {
     let sessions: Sessions
     let accounts: Accounts
     let people: People
+    /// Registrations per client address: each account is a voice in the crowd's wait estimates
+    /// and a name that can send friend requests.
+    let registrations: RequestRates
     let now: @Sendable () -> Date
 
     /// Routes anyone may call.
@@ -31,6 +34,7 @@ struct AccountsController {
 
     @Sendable func register(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<ProfileResponse> {
         let body = try await request.decodeJSON(as: RegisterRequest.self, context: context)
+        try self.registrations.take(key: context.clientAddress, what: "registration")
         let profile = try await self.accounts.register(username: body.username, password: body.password, displayName: body.displayName)
         try await self.people.refresh(profile.id)
         return EditedResponse(status: .created, headers: [.location: "/v1/me"], response: ProfileResponse(profile))
@@ -52,8 +56,9 @@ struct AccountsController {
     }
 
     @Sendable func logout(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
-        if let hash = try context.requireIdentity().tokenHash {
-            try await self.sessions.logout(tokenHash: hash)
+        let me = try context.requireIdentity()
+        if let hash = me.tokenHash {
+            try await self.sessions.logout(tokenHash: hash, user: me.id)
         }
         return .noContent
     }

@@ -128,11 +128,17 @@ struct FriendsController {
         return BlockListResponse(users: blocks.map { UserWire($0.user) }, next: blocks.count == limit ? blocks.last?.position.cursor : nil)
     }
 
-    @Sendable func block(_ request: Request, context: AppRequestContext) async throws -> UserWire {
+    /// Blocks a user: 204, naming no one. Any id may be blocked (one who blocked the caller
+    /// too), so the answer must not say whose it is, and blocks share the friend requests'
+    /// allowance: a block list read after a block names the user, so blocking is no faster a way
+    /// to learn usernames than asking for friends.
+    @Sendable func block(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
         let me = try context.requireIdentity().id
-        let user = try await self.store.block(of: me, try Self.userID(context))
+        let them = try Self.userID(context)
+        try self.rates.take(me, what: "block")
+        let user = try await self.store.block(of: me, them)
         try await self.people.refresh(me, user.id)
-        return UserWire(user)
+        return .noContent
     }
 
     @Sendable func unblock(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {

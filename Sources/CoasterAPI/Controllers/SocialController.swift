@@ -3,6 +3,7 @@ import CoasterStore
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOPosix
 
 /// Photos, friends' profiles, leaderboards, badges and messages.
 struct SocialController {
@@ -11,6 +12,9 @@ struct SocialController {
     let live: Live
     let policy: LocationPolicy
     let rates: RequestRates
+    /// Leaderboard pages per user: each page is a measurement of everyone on it.
+    let leaderboardRates: RequestRates
+    let cursors: CursorSeal
     let now: @Sendable () -> Date
     /// Largest photo upload, bytes.
     static let maximumPhotoBytes = 10 << 20
@@ -42,19 +46,27 @@ struct SocialController {
         let body = try await request.body.collect(upTo: Self.maximumPhotoBytes)
         let query = request.uri.queryParameters
         let caption = query["caption"].map(String.init)
-        guard (caption?.count ?? 0) <= 500 else { throw Problem.invalidParameter("caption", "at most 500 characters") }
+        if let caption, TextLimits.caption.violation(caption) != nil { throw Problem.invalidParameter("caption", TextLimits.caption.rule) }
         let park = try query["park"].map { text -> ParkID in
             guard Slug.isValid(String(text)) else { throw Problem.invalidParameter("park", "a park id") }
             return ParkID(rawValue: String(text))
         }
         let ride = query["ride"].map { RideID(rawValue: String($0)) }
+        // On the thread pool, never an event loop: inspection is linear in the upload's size,
+        // but ten megabytes of it is still milliseconds that every connection of the loop would
+        // wait out.
+        let bytes = Array(body.readableBytesView)
+        let inspected = try await NIOThreadPool.singleton.runIfActive { () -> Result<InspectedImage, ImageRefusal> in
+            Result { () throws(ImageRefusal) in try ImageInspector.inspect(bytes) }
+        }
         let image: InspectedImage
-        do {
-            image = try ImageInspector.inspect(Array(body.readableBytesView))
-        } catch .notAnImage {
+        switch inspected {
+        case .success(let inspected):
+            image = inspected
+        case .failure(.notAnImage):
             throw Problem(.unsupportedMediaType, status: .unsupportedMediaType, title: "Not an image",
                           detail: "Photos are JPEG, PNG or HEIC, judged by their bytes, whatever the Content-Type says.")
-        } catch {
+        case .failure(let error):
             var p = Problem(.invalidPhoto, status: .unprocessableContent, title: "Photo refused", detail: error.description)
             if case .embeddedLocation = error { p.reason = "embedded_location" }
             throw p
@@ -153,7 +165,7 @@ struct SocialController {
             let visiting = friend?.visiting(at: now, timeout: self.policy.checkins.visitTimeout) ?? []
             let view = friend.flatMap { f in
                 self.policy.privacy.view(f.latest ?? AcceptedFix(position: Coordinate(lat: 0, lon: 0), accuracy: 0, recordedAt: now),
-                                         sharing: f.sharing, visiting: visiting, viewer: me.id, relationship: .friends, now: now)
+                                         sharing: f.sharing, visiting: visiting, viewerVisiting: [], viewer: me.id, relationship: .friends, now: now)
             }
             let exact: Bool = if case .exact? = view { true } else { false }
             if !exact {
@@ -175,6 +187,7 @@ struct SocialController {
 
     @Sendable func leaderboard(_ request: Request, context: AppRequestContext) async throws -> LeaderboardResponse {
         let me = try context.requireIdentity()
+        try self.leaderboardRates.take(me.id, what: "leaderboard")
         let query = request.uri.queryParameters
         let metric: LeaderboardQuery.Metric
         switch try context.parameters.require("metric") {
@@ -204,12 +217,13 @@ struct SocialController {
         }
         // A page after a place costs its length however deep; an offset walks every entry before it.
         if query["after"] != nil, query["offset"] != nil { throw Problem.invalidParameter("after", "give offset or after, not both") }
-        let after = try request.pageAfter(LeaderboardPosition.init(cursor:))
+        // Sealed: a place holds when its rider last rode, which no reader may see.
+        let after = try request.pageAfter { self.cursors.open($0).flatMap(LeaderboardPosition.init(cursor:)) }
         let limit = try request.pageLimit()
         let (entries, mine) = try await self.store.leaderboard(LeaderboardQuery(metric: metric, scope: scope, window: window), viewer: me.id,
                                                                limit: limit, offset: offset, after: after)
         return LeaderboardResponse(entries: entries.map(LeaderboardResponse.Entry.init), me: mine.map(LeaderboardResponse.Entry.init),
-                                   next: entries.count == limit ? entries.last?.position.cursor : nil)
+                                   next: entries.count == limit ? entries.last.map { self.cursors.seal($0.position.cursor) } : nil)
     }
 
     // MARK: Messages
@@ -220,8 +234,11 @@ struct SocialController {
         let me = try context.requireIdentity()
         let to = try FriendsController.userID(context)
         try self.rates.take(me.id, what: "message")
-        let body = try await request.decodeJSON(as: MessageBody.self, context: context).body.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...2000).contains(body.count) else { throw Problem.invalidField("/body", "a message has 1 to 2000 characters") }
+        let sent = try await request.decodeJSON(as: MessageBody.self, context: context).body
+        // Bytes first: trimming walks the whole text.
+        guard sent.utf8.count <= 2 * TextLimits.message.bytes else { throw Problem.invalidField("/body", "a message has \(TextLimits.message.rule)") }
+        let body = sent.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard TextLimits.message.violation(body) == nil else { throw Problem.invalidField("/body", "a message has \(TextLimits.message.rule)") }
         let message = try await self.store.sendMessage(from: me.id, to: to, body: body)
         self.live.messageSent(message, from: me)
         return EditedResponse(status: .created, response: MessageWire(message))

@@ -12,7 +12,16 @@ public final class Live: Sendable {
     /// Messages a connection may have waiting before it is dropped.
     public static let bufferLimit = 64
 
-    private let connections = Mutex<[UserID: [UUID: AsyncStream<String>.Continuation]]>([:])
+    private struct Connection {
+        var continuation: AsyncStream<String>.Continuation
+        /// The session the socket was opened with: its revocation closes the socket.
+        var tokenHash: Data?
+    }
+
+    /// What a connection's stream carries last when its session was revoked, before it finishes.
+    static let sessionEnded = "\u{0}session-ended"
+
+    private let connections = Mutex<[UserID: [UUID: Connection]]>([:])
     private let people: People
     private let fences: Fences
     private let policy: LocationPolicy
@@ -25,11 +34,11 @@ public final class Live: Sendable {
         self.now = now
     }
 
-    /// Opens a connection's stream.
-    func subscribe(_ user: UserID) -> (UUID, AsyncStream<String>) {
+    /// Opens a connection's stream, for a socket opened with the session of `tokenHash`.
+    func subscribe(_ user: UserID, tokenHash: Data? = nil) -> (UUID, AsyncStream<String>) {
         let id = UUID()
         let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingOldest(Self.bufferLimit))
-        self.connections.withLock { $0[user, default: [:]][id] = continuation }
+        self.connections.withLock { $0[user, default: [:]][id] = Connection(continuation: continuation, tokenHash: tokenHash) }
         return (id, stream)
     }
 
@@ -37,9 +46,28 @@ public final class Live: Sendable {
         let continuation = self.connections.withLock { c -> AsyncStream<String>.Continuation? in
             let removed = c[user]?.removeValue(forKey: id)
             if c[user]?.isEmpty == true { c[user] = nil }
-            return removed
+            return removed?.continuation
         }
         continuation?.finish()
+    }
+
+    /// Ends the sockets a revocation ends: those of one session, or all of a user's. Each is told
+    /// why (``sessionEnded``) and then finishes, whatever it had waiting.
+    func revoke(_ revocation: Revocation) {
+        let ended = self.connections.withLock { c -> [AsyncStream<String>.Continuation] in
+            guard let mine = c[revocation.user] else { return [] }
+            var ended: [AsyncStream<String>.Continuation] = []
+            for (id, connection) in mine where revocation.tokenHash == nil || connection.tokenHash == revocation.tokenHash {
+                c[revocation.user]?.removeValue(forKey: id)
+                ended.append(connection.continuation)
+            }
+            if c[revocation.user]?.isEmpty == true { c[revocation.user] = nil }
+            return ended
+        }
+        for continuation in ended {
+            continuation.yield(Self.sessionEnded)
+            continuation.finish()
+        }
     }
 
     /// Live connections now.
@@ -50,10 +78,10 @@ public final class Live: Sendable {
         let slow = self.connections.withLock { c -> [AsyncStream<String>.Continuation] in
             guard let mine = c[user] else { return [] }
             var dropped: [AsyncStream<String>.Continuation] = []
-            for (id, continuation) in mine where connection == nil || id == connection {
-                if case .dropped = continuation.yield(message) {
+            for (id, open) in mine where connection == nil || id == connection {
+                if case .dropped = open.continuation.yield(message) {
                     c[user]?.removeValue(forKey: id)
-                    dropped.append(continuation)
+                    dropped.append(open.continuation)
                 }
             }
             if c[user]?.isEmpty == true { c[user] = nil }
@@ -85,11 +113,15 @@ public final class Live: Sendable {
         let visiting = person.visiting(at: now, timeout: self.policy.checkins.visitTimeout)
         for friend in person.friends where !person.blocks.contains(friend) {
             guard let fix = person.latest,
-                  let shared = self.policy.privacy.view(fix, sharing: person.sharing, visiting: visiting, viewer: friend,
-                                                        relationship: .friends, now: now)
+                  let shared = self.policy.privacy.view(fix, sharing: person.sharing, visiting: visiting,
+                                                        viewerVisiting: self.people.person(friend)?.visiting(at: now, timeout: self.policy.checkins.visitTimeout) ?? [],
+                                                        viewer: friend, relationship: .friends, now: now)
             else { continue }
-            var messages: [LiveMessage] = transitions.map {
-                .transition(user: person, event: $0.event, park: $0.park, parkName: index.park($0.park)?.name ?? $0.park.rawValue, at: $0.at)
+            // A transition names a park: told only to a friend who may see it (park-only sharing:
+            // a friend visiting that park too).
+            var messages: [LiveMessage] = transitions.compactMap {
+                if case .parkOnly(let together) = shared, !together.contains($0.park) { return nil }
+                return .transition(user: person, event: $0.event, park: $0.park, parkName: index.park($0.park)?.name ?? $0.park.rawValue, at: $0.at)
             }
             messages.append(.location(user: person, shared: shared, at: fix.recordedAt))
             for message in messages { self.send(message.json, to: friend) }
@@ -147,7 +179,7 @@ enum LiveMessage {
             }
         case .wait(let ride, let name, let e):
             object = ["type": "wait", "ride": ["id": ride.rawValue, "name": name], "status": e.minutes == nil ? "unknown" : "estimated",
-                      "reports": e.reports]
+                      "reports": e.reports, "trustedReports": e.trustedReports]
             if let m = e.minutes, let low = e.low, let high = e.high { object.merge(["minutes": m, "low": low, "high": high]) { $1 } }
         case .transition(let user, let event, let park, let name, let at):
             object = ["type": "transition", "user": Self.user(user), "event": event.rawValue, "park": ["id": park.rawValue, "name": name],

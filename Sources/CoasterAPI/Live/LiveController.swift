@@ -28,7 +28,7 @@ struct LiveController {
             return .upgrade([:])
         }, onUpgrade: { inbound, outbound, context in
             guard let me = context.requestContext.identity else { return }
-            let (id, stream) = self.live.subscribe(me.id)
+            let (id, stream) = self.live.subscribe(me.id, tokenHash: me.tokenHash)
             defer { self.live.unsubscribe(me.id, id) }
             let seconds = Double(self.heartbeat.components.seconds) + Double(self.heartbeat.components.attoseconds) / 1e18
             try await outbound.write(.text(LiveMessage.hello(user: me.id, heartbeat: seconds).json))
@@ -36,7 +36,14 @@ struct LiveController {
             try await withGracefulShutdownHandler {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    for await message in stream { try await outbound.write(.text(message)) }
+                    for await message in stream {
+                        if message == Live.sessionEnded {
+                            // Nothing more goes out on a revoked session, whatever was waiting.
+                            try await outbound.close(.policyViolation, reason: "session ended: log in again")
+                            return
+                        }
+                        try await outbound.write(.text(message))
+                    }
                     // The stream ended without the client leaving: it fell behind and was dropped.
                     try await outbound.close(.policyViolation, reason: "too slow: the client did not keep up")
                 }

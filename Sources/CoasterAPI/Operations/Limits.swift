@@ -37,8 +37,15 @@ final class RequestRates: Sendable {
 
     /// Throws a 429 problem when `user` has no token left.
     func take(_ user: UserID, what: String) throws {
+        try self.take(key: String(user.rawValue), what: what)
+    }
+
+    /// Throws a 429 problem when `key` (a client address) has no token left.
+    func take(key: String, what: String) throws {
         let now = self.now()
-        if let wait = self.limiter.withLock({ $0.take(String(user.rawValue), now: now) }) {
+        // An address is at most 45 characters; anything longer shares one key.
+        let key = key.utf8.count <= 45 ? key : "too-long"
+        if let wait = self.limiter.withLock({ $0.take(key, now: now) }) {
             throw Problem.tooManyRequests("Too many \(what) requests; slow down.", retryAfter: wait)
         }
     }

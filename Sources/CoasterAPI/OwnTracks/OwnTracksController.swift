@@ -36,6 +36,15 @@ struct OwnTracksController {
             context.logger.debug("owntracks: malformed payload ignored")
             return Self.json([])
         }
+        // As `POST /v1/fixes`: at most a batch's worth of messages, and one request's token of
+        // the fix rate for any that is stored (transitions too).
+        guard messages.count <= self.policy.maximumBatch else {
+            throw Problem(.payloadTooLarge, status: .contentTooLarge, title: "Too many messages",
+                          detail: "At most \(self.policy.maximumBatch) OwnTracks messages a request; this one has \(messages.count).")
+        }
+        if messages.contains(where: { if case .unsupported = $0 { false } else { true } }) {
+            try self.rates.take(me.id, what: "fix")
+        }
         var fixes: [IncomingFix] = []
         var acted = false
         for message in messages {
@@ -56,7 +65,6 @@ struct OwnTracksController {
         }
         guard acted else { return Self.json([]) }
         if !fixes.isEmpty {
-            try self.rates.take(me.id, what: "fix")
             _ = try await self.recorder.record(fixes, for: me.id, source: .owntracks)
         }
         return Self.json(try await self.locations(for: me))
@@ -75,10 +83,11 @@ struct OwnTracksController {
             out.append(Self.location(own.position, accuracy: own.accuracy, at: own.recordedAt, tid: tids[0], username: me.username))
         }
         let index = self.fences.index
+        let mine = mutual.viewer.visiting(at: now, timeout: self.policy.checkins.visitTimeout)
         for (friend, tid) in zip(friends, tids.dropFirst()) {
             let visiting = friend.visiting(at: now, timeout: self.policy.checkins.visitTimeout)
-            let shared = self.policy.privacy.view(friend.latest, sharing: friend.sharing, visiting: visiting, viewer: me.id,
-                                                  relationship: .friends, now: now)
+            let shared = self.policy.privacy.view(friend.latest, sharing: friend.sharing, visiting: visiting, viewerVisiting: mine,
+                                                  viewer: me.id, relationship: .friends, now: now)
             guard let shared, let fix = friend.latest else { continue }
             switch shared {
             case .exact(let c, let acc), .approximate(let c, let acc):

@@ -68,10 +68,13 @@ enum OwnTracksPayload {
         }
     }
 
+    static let regionText = TextLimits(atMost: 200)
+
     private static func optionalString(_ value: JSONValue?) -> String?? {
         switch value {
         case nil, .null?: return .some(nil)
-        case .string(let s)? where s.count <= 200: return .some(s)
+        // Stored with the transition: bytes bounded too, and no NUL (``TextLimits``).
+        case .string(let s)? where Self.regionText.violation(s) == nil: return .some(s)
         default: return nil
         }
     }

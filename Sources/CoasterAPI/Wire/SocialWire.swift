@@ -116,8 +116,8 @@ struct LeaderboardResponse: Encodable, JSONWritable, Sendable {
 }
 
 extension LeaderboardPosition {
-    /// A place as the `after` parameter gives it: `value_reachedAt_userId`. Clients pass back the
-    /// `next` of a page; the time's shortest decimal form reads back as the same `Double`.
+    /// A place as text, `value_reachedAt_userId`, sealed (``CursorSeal``) before a client sees it
+    /// as a page's `next`; the time's shortest decimal form reads back as the same `Double`.
     var cursor: String { "\(self.value)_\(self.reachedAt)_\(self.user.rawValue)" }
 
     init?(cursor: some StringProtocol) {

@@ -10,6 +10,8 @@ struct EstimateWire: Encodable, Sendable {
     var low: Double?
     var high: Double?
     var reports: Int
+    /// Of `reports`, the established reporters'.
+    var trustedReports: Int
     /// Seconds.
     var newestReportAge: Int?
     var basis: [WaitEstimate.Basis]
@@ -20,6 +22,7 @@ struct EstimateWire: Encodable, Sendable {
         self.low = e.low
         self.high = e.high
         self.reports = e.reports
+        self.trustedReports = e.trustedReports
         self.newestReportAge = e.newestReportAge.map { Int($0) }
         self.basis = e.basis
     }

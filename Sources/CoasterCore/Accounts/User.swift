@@ -31,6 +31,8 @@ public enum AccountRuleViolation: Error, Equatable, Sendable, CustomStringConver
     case passwordTooLong(maximumBytes: Int)
     case displayNameLength
     case bioLength
+    /// A NUL character, in a password, display name or bio.
+    case nul(field: String)
 
     public var field: String {
         switch self {
@@ -38,6 +40,7 @@ public enum AccountRuleViolation: Error, Equatable, Sendable, CustomStringConver
         case .passwordTooShort, .passwordTooLong: "password"
         case .displayNameLength: "displayName"
         case .bioLength: "bio"
+        case .nul(let field): field
         }
     }
 
@@ -48,8 +51,9 @@ public enum AccountRuleViolation: Error, Equatable, Sendable, CustomStringConver
         case .passwordTooShort(let minimum): "a password has at least \(minimum) characters"
         case .passwordTooLong(let maximum):
             "a password has at most \(maximum) bytes in UTF-8 (bcrypt ignores anything longer)"
-        case .displayNameLength: "a display name has 1 to 64 characters"
-        case .bioLength: "a bio has at most 500 characters"
+        case .displayNameLength: "a display name has \(TextLimits.displayName.rule)"
+        case .bioLength: "a bio has \(TextLimits.bio.rule)"
+        case .nul: "the text may not hold a NUL character (U+0000)"
         }
     }
 }
@@ -72,19 +76,29 @@ public enum AccountRules {
     }
 
     public static func password(_ password: String) throws(AccountRuleViolation) {
-        guard password.count >= minimumPasswordLength else { throw .passwordTooShort(minimum: minimumPasswordLength) }
         guard password.utf8.count <= maximumPasswordBytes else { throw .passwordTooLong(maximumBytes: maximumPasswordBytes) }
+        // bcrypt reads a password as a C string: everything after a NUL would be ignored.
+        guard !password.utf8.contains(0) else { throw .nul(field: "password") }
+        guard password.count >= minimumPasswordLength else { throw .passwordTooShort(minimum: minimumPasswordLength) }
     }
 
     public static func displayName(_ name: String) throws(AccountRuleViolation) -> String {
+        // Bytes first: trimming walks the whole text.
+        guard name.utf8.count <= 4 * TextLimits.displayName.bytes else { throw .displayNameLength }
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...64).contains(trimmed.count) else { throw .displayNameLength }
-        return trimmed
+        switch TextLimits.displayName.violation(trimmed) {
+        case nil: return trimmed
+        case .nul: throw .nul(field: "displayName")
+        case .tooShort, .tooLong, .tooManyBytes: throw .displayNameLength
+        }
     }
 
     public static func bio(_ bio: String) throws(AccountRuleViolation) -> String {
-        guard bio.count <= 500 else { throw .bioLength }
-        return bio
+        switch TextLimits.bio.violation(bio) {
+        case nil: return bio
+        case .nul: throw .nul(field: "bio")
+        case .tooShort, .tooLong, .tooManyBytes: throw .bioLength
+        }
     }
 }
 

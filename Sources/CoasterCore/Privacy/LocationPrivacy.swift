@@ -45,21 +45,41 @@ public struct LocationPrivacy: Hashable, Sendable {
 
     public init() {}
 
-    /// What `viewer` sees of a user whose latest accepted fix is `fix`, or `nil` for nothing.
-    /// Only accepted friends see anything; ghost mode, per-friend hiding and staleness hide all.
+    /// What `viewer` sees of a user whose latest accepted fix is `fix`, or `nil` for nothing: the
+    /// one rule behind every answer and push that reveals where someone is or was.
+    ///
+    /// - Accepted friends see the user as their sharing allows them (per-friend overrides).
+    /// - Anyone else sees nothing, except a user who opted in to being `discoverable`: they are
+    ///   shown to people visiting one of the same parks, never more precisely than approximate.
+    /// - Ghost mode, per-friend hiding and staleness hide everything.
+    /// - Park-only sharing reveals a park only to a viewer visiting it too, and only that park.
+    ///
     /// Approximate positions are snapped here, before anyone computes a distance from them.
-    /// `visiting` (the parks the user is on a visit to) is evaluated only for park-only sharing.
-    public func view(_ fix: AcceptedFix?, sharing: SharingSettings, visiting: @autoclosure () -> Set<ParkID>, viewer: UserID,
-                     relationship: Relationship, now: Date) -> SharedLocation? {
-        guard relationship == .friends, let fix, now.timeIntervalSince(fix.recordedAt) <= self.timeToLive,
-              let precision = sharing.visibility(to: viewer, at: now)
-        else { return nil }
+    /// `visiting` (the parks the user is on a visit to) and `viewerVisiting` (the viewer's) are
+    /// evaluated only where the answer depends on them.
+    public func view(_ fix: AcceptedFix?, sharing: SharingSettings, discoverable: Bool = false, visiting: @autoclosure () -> Set<ParkID>,
+                     viewerVisiting: @autoclosure () -> Set<ParkID>, viewer: UserID, relationship: Relationship, now: Date) -> SharedLocation? {
+        guard let fix, now.timeIntervalSince(fix.recordedAt) <= self.timeToLive else { return nil }
+        let precision: Precision
+        switch relationship {
+        case .friends:
+            guard let shown = sharing.visibility(to: viewer, at: now) else { return nil }
+            precision = shown
+        case .none:
+            guard discoverable, !sharing.ghost.isHidden(at: now) else { return nil }
+            let together = visiting().intersection(viewerVisiting())
+            guard !together.isEmpty else { return nil }
+            return sharing.precision == .parkOnly ? .parkOnly(together)
+                : .approximate(ApproximateGrid.snap(fix.position), accuracy: ApproximateGrid.cellRadius)
+        case .requestSent, .requestReceived, .blocking, .blockedBy:
+            return nil
+        }
         switch precision {
         case .exact: return .exact(fix.position, accuracy: fix.accuracy)
         case .approximate: return .approximate(ApproximateGrid.snap(fix.position), accuracy: ApproximateGrid.cellRadius)
         case .parkOnly:
-            let parks = visiting()
-            return parks.isEmpty ? nil : .parkOnly(parks)
+            let together = visiting().intersection(viewerVisiting())
+            return together.isEmpty ? nil : .parkOnly(together)
         }
     }
 }

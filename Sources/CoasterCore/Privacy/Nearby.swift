@@ -554,7 +554,7 @@ public struct NearbyRules: Sendable {
                 if !inReach, !friend.openVisits.includesAny(of: myParks()) { return }
                 // The set of visited parks is built only for park-only sharing, which lists them.
                 guard let shared = self.privacy.view(fix, sharing: friend.sharing, visiting: friend.visiting(at: now, timeout: self.visitTimeout),
-                                                     viewer: viewer.id, relationship: .friends, now: now)
+                                                     viewerVisiting: myParks(), viewer: viewer.id, relationship: .friends, now: now)
                 else { return }
                 switch shared {
                 case .exact(let c, _):
@@ -562,7 +562,7 @@ public struct NearbyRules: Sendable {
                 case .approximate(let c, _):
                     measured.append((id, card.record, c, false, recordedAt, 0, 0))
                 case .parkOnly(let parks):
-                    guard let shared = parks.intersection(myParks()).sorted().first else { return }
+                    guard let shared = parks.sorted().first else { return }
                     found.append(NearbyFind(id: id, distance: nil, age: Self.age(seconds - recordedAt), precision: .parkOnly, park: shared,
                                            recordAddress: UInt(bitPattern: card.record)))
                 }
@@ -635,17 +635,29 @@ public struct NearbyRules: Sendable {
         let myParks = viewer.visiting(at: now, timeout: self.visitTimeout)
         guard !myParks.isEmpty else { return .failure(.notInPark) }
         var out: [NearbyPerson] = []
-        for other in candidates where other.id != viewer.id && other.discoverable && !viewer.friends.contains(other.id)
+        for other in candidates where other.id != viewer.id && !viewer.friends.contains(other.id)
             && !viewer.blocks.contains(other.id) && !other.blocks.contains(viewer.id) {
-            guard let fix = other.latest, now.timeIntervalSince(fix.recordedAt) <= self.privacy.timeToLive,
-                  !other.sharing.ghost.isHidden(at: now),
-                  let park = other.visiting(at: now, timeout: self.visitTimeout).intersection(myParks).sorted().first
+            guard let fix = other.latest,
+                  let shared = self.privacy.view(fix, sharing: other.sharing, discoverable: other.discoverable,
+                                                 visiting: other.visiting(at: now, timeout: self.visitTimeout), viewerVisiting: myParks,
+                                                 viewer: viewer.id, relationship: .none, now: now)
             else { continue }
-            let d = Geodesy.distance(mine.position, ApproximateGrid.snap(fix.position))
-            guard d <= radius else { continue }
-            out.append(NearbyPerson(id: other.id, username: other.username, displayName: other.displayName,
-                                    distance: DistanceBuckets.bucket(d), age: (now.timeIntervalSince(fix.recordedAt) / 60).rounded(.down) * 60,
-                                    precision: .approximate, park: park, zone: nil))
+            let age = (now.timeIntervalSince(fix.recordedAt) / 60).rounded(.down) * 60
+            switch shared {
+            case .approximate(let c, _):
+                let d = Geodesy.distance(mine.position, c)
+                guard d <= radius, let park = other.visiting(at: now, timeout: self.visitTimeout).intersection(myParks).sorted().first
+                else { continue }
+                out.append(NearbyPerson(id: other.id, username: other.username, displayName: other.displayName,
+                                        distance: DistanceBuckets.bucket(d), age: age, precision: .approximate, park: park, zone: nil))
+            case .parkOnly(let parks):
+                // The park they share with the viewer, and no distance.
+                guard let park = parks.sorted().first else { continue }
+                out.append(NearbyPerson(id: other.id, username: other.username, displayName: other.displayName,
+                                        distance: nil, age: age, precision: .parkOnly, park: park, zone: nil))
+            case .exact:
+                continue
+            }
         }
         Self.sortNearestFirst(&out)
         return .success(out)
@@ -656,14 +668,17 @@ public struct NearbyRules: Sendable {
         let viewer = friends.viewer
         var out: [NearbyPerson] = []
         out.reserveCapacity(friends.friendCount)
+        let viewerVisiting = viewer.visiting(at: now, timeout: self.visitTimeout)
         friends.forEachFriend { friend in
             let id = friend.id
             guard let fix = friend.latest else { return }
             let visiting = friend.visiting(at: now, timeout: self.visitTimeout)
             guard visiting.contains(park),
-                  let shared = self.privacy.view(fix, sharing: friend.sharing, visiting: visiting, viewer: viewer.id,
-                                                 relationship: .friends, now: now)
+                  let shared = self.privacy.view(fix, sharing: friend.sharing, visiting: visiting, viewerVisiting: viewerVisiting,
+                                                 viewer: viewer.id, relationship: .friends, now: now)
             else { return }
+            // Park-only: listed only in a park the viewer is visiting too.
+            if case .parkOnly(let together) = shared, !together.contains(park) { return }
             let precision: Precision
             switch shared {
             case .exact: precision = .exact

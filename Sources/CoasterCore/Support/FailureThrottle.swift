@@ -44,6 +44,9 @@ public struct FailureThrottle: Sendable {
         self.failures[key] = times
     }
 
+    /// Keys held now.
+    public var keyCount: Int { self.failures.count }
+
     public mutating func reset(_ key: String) {
         self.failures[key] = nil
     }

@@ -17,12 +17,15 @@ public struct WaitObservation: Hashable, Sendable {
     /// When the observation became known (a timed wait is known when the rider boards).
     public var at: Date
     public var source: Source
+    /// How much the reporter's word weighs, 0…1 (``WaitReportPolicy/trust(accountAge:earlierVisits:)``).
+    public var trust: Double
 
-    public init(user: UserID?, minutes: Double, at: Date, source: Source) {
+    public init(user: UserID?, minutes: Double, at: Date, source: Source, trust: Double = 1) {
         self.user = user
         self.minutes = minutes
         self.at = at
         self.source = source
+        self.trust = trust
     }
 }
 
@@ -136,6 +139,9 @@ public struct WaitEstimate: Hashable, Sendable {
     public var high: Double?
     /// Distinct people whose reports count.
     public var reports: Int
+    /// Of those, the established reporters (``WaitReportPolicy/trust(accountAge:earlierVisits:)``):
+    /// how many people an estimate rests on that no one can make by opening accounts.
+    public var trustedReports: Int = 0
     /// Age in seconds of the newest report that counts.
     public var newestReportAge: TimeInterval?
     /// What the estimate rests on.
@@ -148,7 +154,9 @@ public struct WaitEstimate: Hashable, Sendable {
 ///
 /// 1. Each person's reports count once (their newest): one user cannot outvote a line.
 /// 2. Reports older than ``window`` are dropped; the rest are weighted by recency,
-///    exp(−age / ``timeConstant``), and timed (measured) waits count ``measuredWeight`` times.
+///    exp(−age / ``timeConstant``), and timed (measured) waits count ``measuredWeight`` times;
+///    each weight is scaled by the reporter's trust, so fresh accounts cannot outvote the
+///    established reporters and the posted wait.
 /// 3. The posted wait, turned into an expected actual wait by the ride's ``PostedModel`` for this
 ///    part of the day, joins as one more observation of weight ``priorWeight``, if it is at most
 ///    ``postedMaxAge`` old.
@@ -190,7 +198,8 @@ public struct WaitEstimator: Hashable, Sendable {
         let counted = Array(newestByUser.values) + anonymous
         var weighted: [(value: Double, weight: Double)] = counted.map { o in
             let age = max(0, now.timeIntervalSince(o.at))
-            return (o.minutes, exp(-age / self.timeConstant) * (o.source == .measured ? self.measuredWeight : 1))
+            let trust = o.trust.isFinite ? min(1, max(0, o.trust)) : 0
+            return (o.minutes, exp(-age / self.timeConstant) * (o.source == .measured ? self.measuredWeight : 1) * trust)
         }
         var basis: [WaitEstimate.Basis] = []
         if counted.contains(where: { $0.source == .crowd }) { basis.append(.crowd) }
@@ -212,6 +221,7 @@ public struct WaitEstimator: Hashable, Sendable {
         high = max(high, middle + spread)
         return WaitEstimate(
             minutes: middle.rounded(), low: max(0, low.rounded(.down)), high: high.rounded(.up), reports: counted.count,
+            trustedReports: counted.count { $0.trust >= 1 },
             newestReportAge: counted.map { max(0, now.timeIntervalSince($0.at)) }.min(), basis: basis)
     }
 

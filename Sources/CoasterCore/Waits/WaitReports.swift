@@ -30,6 +30,20 @@ public struct WaitReportPolicy: Hashable, Sendable {
 
     public init() {}
 
+    /// How much a reporter's word weighs, 0…1: a fresh account's report is a vote anyone can
+    /// make by the hundred, so it counts ``newReporterWeight``; a reporter is *established* once
+    /// their account is ``establishedAge`` old and they have ``establishedVisits`` visits, found
+    /// by the fences, that began over a day before. Then their report counts fully.
+    public static func trust(accountAge: TimeInterval, earlierVisits: Int) -> Double {
+        accountAge >= Self.establishedAge && earlierVisits >= Self.establishedVisits ? 1 : Self.newReporterWeight
+    }
+
+    /// Seconds.
+    public static let establishedAge: TimeInterval = 7 * 24 * 3600
+    public static let establishedVisits = 2
+    /// Ten fresh accounts weigh as much as one established reporter.
+    public static let newReporterWeight = 0.1
+
     /// Checks a report against the reporter's latest fix and visits.
     /// - Parameters:
     ///   - zones: the ride's own zone and its queue zones; empty when the ride has no footprint,
