@@ -87,6 +87,15 @@ public struct Service: Sendable {
     /// Opens the store, loads the seed parks into an empty database, and builds the fence index.
     public static func open(_ configuration: ServiceConfiguration, logger: Logger) async throws -> Service {
         let now = configuration.now
+        // A new database is seeded from the park directory: check it can be read before anything
+        // is created, so that a mistyped --parks leaves no empty database behind.
+        if let directory = configuration.seedParksDirectory, !FileManager.default.fileExists(atPath: configuration.databasePath) {
+            do {
+                _ = try ParkFiles.files(in: directory)
+            } catch {
+                throw StartupError("cannot read the park directory \(directory): \(error.localizedDescription); nothing was created")
+            }
+        }
         let store = try Store(path: configuration.databasePath, now: now)
         // What a crash during an upload left: a file without its row, or half a file.
         let sweep = try await store.sweepPhotoFiles()

@@ -45,7 +45,8 @@ struct User: AsyncParsableCommand {
             do {
                 try AccountRules.password(password)
             } catch {
-                throw ValidationError(error.description)
+                // A bad password is not a misuse of the command: the reason alone, no usage line.
+                throw CommandFailure(error.description)
             }
             let store = try Store(path: self.database.database)
             defer { try? store.close() }
@@ -67,7 +68,7 @@ struct User: AsyncParsableCommand {
         static func readPassword() throws -> String {
             guard isatty(STDIN_FILENO) == 1 else {
                 guard let line = readLine(strippingNewline: true), !line.isEmpty else {
-                    throw ValidationError("no password on standard input")
+                    throw CommandFailure("no password on standard input")
                 }
                 return line
             }
@@ -92,4 +93,11 @@ struct User: AsyncParsableCommand {
             return line
         }
     }
+}
+
+/// A command that failed for a reason its user can act on, printed as `Error: <reason>` without
+/// the usage line that a misuse of the options earns.
+struct CommandFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
 }

@@ -12,8 +12,14 @@ struct Waits: AsyncParsableCommand {
     struct LoadPosted: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "load-posted",
-            abstract: "Load a park's official posted waits from CSV or JSON (README \"Posted waits\").",
-            discussion: "Every row must name a listed ride of the park, or nothing is written.")
+            abstract: "Load a park's official posted waits from CSV or JSON.",
+            discussion: """
+                CSV: a header `ride,at,minutes`, then one row per reading; `at` is RFC 3339 (or \
+                `YYYY-MM-DD HH:MM:SS` in the park's time zone); minutes empty or -999 means the ride was down. \
+                JSON: an array of {"ride", "at", "minutes"} with minutes null when down. `ride` is the ride's \
+                id in the park (millennium-force) or its full id. Every row must name a listed ride of the \
+                park, or nothing is written. How posted waits join the estimate: README, "Waits".
+                """)
 
         @OptionGroup var database: DatabaseOptions
 

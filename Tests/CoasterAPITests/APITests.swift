@@ -476,3 +476,17 @@ struct OperationsTests {
         }
     }
 }
+
+@Suite("Starting a service")
+struct StartupTests {
+    /// A mistyped park directory stops a first start before anything is created.
+    @Test func anUnreadableParkDirectoryLeavesNoDatabaseBehind() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coasterlife-start-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("new.sqlite").path
+        let configuration = ServiceConfiguration(databasePath: path, seedParksDirectory: directory.appendingPathComponent("no-such-parks").path)
+        await #expect(throws: StartupError.self) { _ = try await Service.open(configuration, logger: Logger(label: "test")) }
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+}
