@@ -93,7 +93,7 @@ public struct Service: Sendable {
             do {
                 _ = try ParkFiles.files(in: directory)
             } catch {
-                throw StartupError("cannot read the park directory \(directory): \(error.localizedDescription); nothing was created")
+                throw StartupError("cannot read the park directory \(directory): \(error.localizedDescription) Nothing was created.")
             }
         }
         let store = try Store(path: configuration.databasePath, now: now)

@@ -123,7 +123,9 @@ struct AuthorizationMatrixTests {
         Row(method: .delete, path: "/v1/me/photo", outcomes: members(.noContent)),
         // The target's photo: friends (and only friends) may fetch it; only its owner may delete it.
         Row(method: .get, path: "/v1/photos/{photoId}", outcomes: only([.friend], .ok(.ok), else: .problem(.notFound, .noSuchPhoto))),
-        Row(method: .delete, path: "/v1/photos/{photoId}", outcomes: only([], .ok(.noContent), else: .problem(.notFound, .noSuchPhoto))),
+        // A friend sees the photo, so is told it is not theirs; to anyone else it does not exist.
+        Row(method: .delete, path: "/v1/photos/{photoId}", outcomes: only([], .ok(.noContent), else: .problem(.notFound, .noSuchPhoto))
+            .merging([.friend: .problem(.forbidden, .forbidden)]) { $1 }),
         Row(method: .get, path: "/v1/users/{userId}", outcomes: only([.friend], .ok(.ok), else: .problem(.notFound, .noSuchUser))),
         Row(method: .get, path: "/v1/users/{userId}/photos", outcomes: only([.friend], .ok(.ok), else: .problem(.notFound, .noSuchUser))),
         Row(method: .get, path: "/v1/users/{userId}/rides", outcomes: only([.friend], .ok(.ok), else: .problem(.notFound, .noSuchUser))),

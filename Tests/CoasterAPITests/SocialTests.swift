@@ -93,7 +93,9 @@ struct PhotoTests {
             #expect(try await client.send(.put, "/v1/me/photo", as: ann, json: ["photoId": id]).status == .noContent)
             #expect((try json(try await client.get("/v1/users/\(ann.id)", as: bob).body)["photo"] as? String) == "/v1/photos/\(id)")
             try expectProblem(try await client.send(.put, "/v1/me/photo", as: bob, json: ["photoId": id]), .notFound, .noSuchPhoto)
-            try expectProblem(try await client.send(.delete, "/v1/photos/\(id)", as: bob), .notFound, .noSuchPhoto)
+            // Bob sees the photo, so is told it is not his; Eve, who does not, is told it does not exist.
+            try expectProblem(try await client.send(.delete, "/v1/photos/\(id)", as: bob), .forbidden, .forbidden)
+            try expectProblem(try await client.send(.delete, "/v1/photos/\(id)", as: eve), .notFound, .noSuchPhoto)
 
             let files = { () -> [String] in
                 (FileManager.default.enumerator(atPath: service.service.store.photoDirectory.path)?.allObjects as? [String] ?? [])

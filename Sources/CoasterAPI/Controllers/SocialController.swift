@@ -107,7 +107,15 @@ struct SocialController {
 
     @Sendable func deletePhoto(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
         let me = try context.requireIdentity()
-        try await self.store.deletePhoto(try Self.photoID(context), owner: me.id)
+        let id = try Self.photoID(context)
+        do {
+            try await self.store.deletePhoto(id, owner: me.id)
+        } catch PhotoError.noSuchPhoto {
+            // A friend's photo the caller may see: theirs to delete, not the caller's. Anything
+            // else stays "no such photo", so ids cannot be probed.
+            guard try await self.store.photo(id, viewer: me.id) != nil else { throw PhotoError.noSuchPhoto }
+            throw Problem(.forbidden, status: .forbidden, title: "Not your photo", detail: "Only its owner may delete a photo.")
+        }
         return .noContent
     }
 
