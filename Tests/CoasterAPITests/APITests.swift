@@ -408,6 +408,18 @@ struct APITests {
         }
     }
 
+    /// Every bad parameter is named, not only the first.
+    @Test func everyBadLocateParameterIsNamed() async throws {
+        try await TestService.withApp { client in
+            let user = try await client.register("ann")
+            for query in ["lat=91&lon=500&accuracy=9000", "lat=abc&lon=nan&accuracy=-1"] {
+                let body = try expectProblem(try await client.get("/v1/locate?\(query)", as: user), .badRequest, .invalidParameter)
+                let names = (body["invalid-params"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+                #expect(names == ["lat", "lon", "accuracy"], "\(query): \(body)")
+            }
+        }
+    }
+
     @Test func liveServerSmokeTest() async throws {
         let s = try await TestService()
         defer { s.remove() }

@@ -109,20 +109,44 @@ struct ParksController {
 
     /// The answer to `GET /v1/locate` with this query: the route's and the fast lane's.
     static func locate(_ query: some QueryLookup, in fences: (index: FenceIndex, places: PlaceFragments)) throws -> LocateResponse {
-        let lat = try query.requiredNumber("lat")
-        let lon = try query.requiredNumber("lon")
-        let accuracy = try query.optionalNumber("accuracy") ?? 0
-        let position: Coordinate
         do {
-            position = try Coordinate.validated(lat: lat, lon: lon)
+            let lat = try query.requiredNumber("lat"), lon = try query.requiredNumber("lon")
+            let accuracy = try query.optionalNumber("accuracy") ?? 0
+            if (0...FenceIndex.maximumAccuracy).contains(accuracy), let position = try? Coordinate.validated(lat: lat, lon: lon) {
+                return LocateResponse(position: position, accuracy: accuracy, matches: fences.index.matches(position, accuracy: accuracy),
+                                      index: fences.index, places: fences.places)
+            }
+        } catch {}
+        // Something is wrong: read the query again to name all of it.
+        throw Self.locateProblem(query)
+    }
+
+    /// Every bad parameter of a locate query, each named with its reason, in one problem.
+    static func locateProblem(_ query: some QueryLookup) -> Problem {
+        var invalid: [Problem.InvalidParameter] = []
+        func read(_ body: () throws -> Double?) -> Double? {
+            do { return try body() } catch let problem as Problem { invalid += problem.invalidParams } catch {}
+            return nil
+        }
+        let lat = read { try query.requiredNumber("lat") }
+        let lon = read { try query.requiredNumber("lon") }
+        do throws(CoordinateProblem) {
+            _ = try Coordinate.validated(lat: lat ?? 0, lon: 0)
         } catch {
-            throw Problem.invalidParameter(error.field, error.description)
+            invalid.append(.init(name: error.field, reason: error.description))
         }
-        guard (0...FenceIndex.maximumAccuracy).contains(accuracy) else {
-            throw Problem.invalidParameter("accuracy", "accuracy is a radius in metres, 0…\(Int(FenceIndex.maximumAccuracy))")
+        do throws(CoordinateProblem) {
+            _ = try Coordinate.validated(lat: 0, lon: lon ?? 0)
+        } catch {
+            invalid.append(.init(name: error.field, reason: error.description))
         }
-        return LocateResponse(position: position, accuracy: accuracy, matches: fences.index.matches(position, accuracy: accuracy),
-                              index: fences.index, places: fences.places)
+        if let accuracy = read({ try query.optionalNumber("accuracy") }), !(0...FenceIndex.maximumAccuracy).contains(accuracy) {
+            invalid.append(.init(name: "accuracy", reason: "accuracy is a radius in metres, 0…\(Int(FenceIndex.maximumAccuracy))"))
+        }
+        var problem = Problem.invalidParameter(invalid.first?.name ?? "lat", invalid.first?.reason ?? "not a position")
+        problem.invalidParams = invalid.isEmpty ? problem.invalidParams : invalid
+        problem.detail = "Query parameters: " + problem.invalidParams.map { "\($0.name): \($0.reason)" }.joined(separator: "; ") + "."
+        return problem
     }
 
     static func parkID(_ context: AppRequestContext) throws -> ParkID {
