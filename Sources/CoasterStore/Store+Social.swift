@@ -378,7 +378,7 @@ extension Store {
     /// sharing (ghost mode included). Ride logs are written with the server's clock, so their
     /// ids and times rise together and the mark is an id.
     @discardableResult
-    public func settleTallies(through cutoff: Date, limit: Int = 5_000) async throws -> Int {
+    public func settleTallies(through cutoff: Date, limit: Int = Self.settleBatch) async throws -> Int {
         try await self.pool.write { db in
             let mark = try Int64.fetchOne(db, sql: "SELECT through_log FROM tally_mark WHERE id = 1") ?? 0
             let rows = try Row.fetchAll(db.cachedStatement(sql: """
@@ -400,6 +400,9 @@ extension Store {
             return counted
         }
     }
+
+    /// Ride logs counted in one settling transaction: a short hold of the writer.
+    public static let settleBatch = 5_000
 
     /// Marks every ride log written so far as counted (a bulk load counts its own).
     static func markTalliesSettled(_ db: Database) throws {

@@ -155,7 +155,8 @@ public final class Sessions: Sendable {
         var message = Data(username.lowercased().utf8)
         message.append(0)
         message.append(contentsOf: password.utf8)
-        return Data(HMAC<SHA256>.authenticationCode(for: message, using: self.credentialKey)).withUnsafeBytes { Digest(Data($0))! }
+        // A SHA-256 MAC is 32 bytes, as a digest is.
+        return Digest(Data(HMAC<SHA256>.authenticationCode(for: message, using: self.credentialKey)))!
     }
 
     private enum Check {
@@ -312,9 +313,7 @@ public final class Sessions: Sendable {
     public static func newToken() -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        let base64 = Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-        return "cl_" + base64
+        return "cl_" + Data(bytes).base64URLEncoded
     }
 
     public static func hash(_ token: String) -> Data {

@@ -20,6 +20,8 @@ public final class Housekeeping: ServiceLifecycle.Service, Sendable {
     /// process (a command-line role change, another node) keeps working here.
     public let revocationPoll: Duration
     public let settlePeriod: Duration
+    /// Revocations read at a time.
+    static let revocationBatch = 1000
     /// The last revocation applied.
     private let seen: Mutex<Int64>
 
@@ -75,17 +77,18 @@ public final class Housekeeping: ServiceLifecycle.Service, Sendable {
     public func applyRevocations() async throws {
         while true {
             let after = self.seen.withLock { $0 }
-            let batch = try await self.store.revocations(after: after)
+            let batch = try await self.store.revocations(after: after, limit: Self.revocationBatch)
             guard let last = batch.last else { return }
             for revocation in batch { self.sessions.apply(revocation) }
             self.seen.withLock { $0 = max($0, last.seq) }
-            if batch.count < 1000 { return }
+            if batch.count < Self.revocationBatch { return }
         }
     }
 
     /// Counts on the leaderboards every ride log now older than the location time-to-live.
     public func settleTallies() async throws {
         let cutoff = self.now().addingTimeInterval(-self.privacy.timeToLive)
-        while try await self.store.settleTallies(through: cutoff) == 5_000 {}
+        // A full batch may have left more behind it.
+        while try await self.store.settleTallies(through: cutoff) == Store.settleBatch {}
     }
 }

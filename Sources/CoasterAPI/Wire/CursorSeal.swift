@@ -16,8 +16,7 @@ struct CursorSeal: Sendable {
     func seal(_ text: String) -> String {
         // Sealing with a fresh random nonce cannot fail for a 256-bit key.
         let box = try! ChaChaPoly.seal(Data(text.utf8), using: self.key)
-        return box.combined.base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        return box.combined.base64URLEncoded
     }
 
     /// The text of a cursor this seal made, or `nil` for anything else.
@@ -30,5 +29,13 @@ struct CursorSeal: Sendable {
               let opened = try? ChaChaPoly.open(box, using: self.key)
         else { return nil }
         return String(data: opened, encoding: .utf8)
+    }
+}
+
+extension Data {
+    /// Base64url without padding (RFC 4648 §5): session tokens and sealed cursors.
+    var base64URLEncoded: String {
+        self.base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
 }
