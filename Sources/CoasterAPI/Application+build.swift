@@ -144,7 +144,9 @@ public struct Service: Sendable {
         var definitions: [ParkDefinition] = []
         for file in files {
             switch ParkFiles.check(file).result {
-            case .success(let definition): definitions.append(definition)
+            case .success(let read):
+                for warning in read.warnings { logger.warning("seed park file: \(warning)", metadata: ["file": "\(file)"]) }
+                definitions.append(read.definition)
             case .failure(let rejection): throw StartupError("the seed park file \(file) is invalid:\n\(rejection)")
             }
         }

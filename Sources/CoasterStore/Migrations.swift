@@ -596,6 +596,16 @@ enum Migrations {
             try db.execute(sql: "ALTER TABLE wait_reports ADD COLUMN trust REAL NOT NULL DEFAULT 1")
         }
 
+        migrator.registerMigration("2026-11-27 park files keep every property they carry") { db in
+            // A served park is a park file that loads back to the same park: what a file says of a
+            // ride or place is stored, not read and dropped.
+            try db.execute(sql: """
+                ALTER TABLE rides ADD COLUMN alone_height_cm INTEGER;
+                ALTER TABLE rides ADD COLUMN note TEXT;
+                ALTER TABLE zones ADD COLUMN category TEXT;
+                """)
+        }
+
         return migrator
     }
 }

@@ -68,11 +68,13 @@ extension Store {
         try db.execute(sql: "UPDATE rides SET listed = 0 WHERE park_id = ?", arguments: [park.id.rawValue])
         let upsertRide = try db.cachedStatement(sql: """
             INSERT INTO rides (id, park_id, name, type, status, land, min_height_cm, max_height_cm, height_m, speed_kmh,
-                               length_m, inversions, manufacturer, model, opened, material, stats_source, cycle_s, listed, position)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)
+                               length_m, inversions, manufacturer, model, opened, material, stats_source, cycle_s, listed, position,
+                               alone_height_cm, note)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)
             ON CONFLICT (id) DO UPDATE SET
                 name = excluded.name, type = excluded.type, status = excluded.status, land = excluded.land,
                 min_height_cm = excluded.min_height_cm, max_height_cm = excluded.max_height_cm,
+                alone_height_cm = excluded.alone_height_cm, note = excluded.note,
                 height_m = excluded.height_m, speed_kmh = excluded.speed_kmh, length_m = excluded.length_m,
                 inversions = excluded.inversions, manufacturer = excluded.manufacturer, model = excluded.model,
                 opened = excluded.opened, material = excluded.material, stats_source = excluded.stats_source,
@@ -83,16 +85,16 @@ extension Store {
             try upsertRide.execute(arguments: [
                 ride.id.rawValue, park.id.rawValue, ride.name, ride.type.rawValue, ride.status.rawValue, ride.land,
                 ride.minHeightCm, ride.maxHeightCm, s.heightM, s.speedKmh, s.lengthM, s.inversions, s.manufacturer,
-                s.model, s.opened, s.material, s.source, ride.cycleSeconds, position,
+                s.model, s.opened, s.material, s.source, ride.cycleSeconds, position, ride.aloneHeightCm, ride.note,
             ])
         }
         let insertZone = try db.cachedStatement(sql: """
-            INSERT INTO zones (id, park_id, kind, name, ride_id, position, area)
-            VALUES (?, ?, ?, ?, ?, ?, GeomFromWKB(?, 4326))
+            INSERT INTO zones (id, park_id, kind, name, ride_id, position, category, area)
+            VALUES (?, ?, ?, ?, ?, ?, ?, GeomFromWKB(?, 4326))
             """)
         for (position, zone) in definition.zones.enumerated() {
             try insertZone.execute(arguments: [
-                zone.id.rawValue, park.id.rawValue, zone.kind.rawValue, zone.name, zone.ride?.rawValue, position,
+                zone.id.rawValue, park.id.rawValue, zone.kind.rawValue, zone.name, zone.ride?.rawValue, position, zone.category,
                 Data(WKB.encode(zone.area)),
             ])
         }
@@ -182,7 +184,7 @@ extension Store {
             """, arguments: arguments)
         var zones: [String: [Zone]] = [:]
         for record in try ZoneRecord.fetchAll(db, sql: """
-            SELECT id, park_id, kind, name, ride_id, AsBinary(area) AS area FROM zones \(filter) ORDER BY park_id, position
+            SELECT id, park_id, kind, name, ride_id, category, AsBinary(area) AS area FROM zones \(filter) ORDER BY park_id, position
             """, arguments: arguments) {
             zones[record.parkID, default: []].append(try record.zone())
         }
@@ -250,6 +252,7 @@ private struct ZoneRecord: FetchableRecord {
     var kind: String
     var name: String
     var rideID: String?
+    var category: String?
     var area: Data?
     init(row: Row) {
         self.id = row["id"]
@@ -257,11 +260,12 @@ private struct ZoneRecord: FetchableRecord {
         self.kind = row["kind"]
         self.name = row["name"]
         self.rideID = row["ride_id"]
+        self.category = row["category"]
         self.area = row["area"]
     }
     func zone() throws -> Zone {
         Zone(id: ZoneID(rawValue: self.id), park: ParkID(rawValue: self.parkID), kind: ZoneKind(rawValue: self.kind) ?? .poi,
-             name: self.name, ride: self.rideID.map(RideID.init(rawValue:)),
+             name: self.name, ride: self.rideID.map(RideID.init(rawValue:)), category: self.category,
              area: try decodeArea(self.area, table: "zones", id: self.id))
     }
 }
@@ -274,8 +278,8 @@ struct RideRecord: FetchableRecord {
         self.ride = Ride(
             id: RideID(rawValue: row["id"]), park: ParkID(rawValue: row["park_id"]), name: row["name"],
             type: RideType(rawValue: row["type"]) ?? .other, status: RideStatus(rawValue: row["status"]) ?? .operating,
-            land: row["land"], minHeightCm: row["min_height_cm"], maxHeightCm: row["max_height_cm"],
-            cycleSeconds: row["cycle_s"],
+            land: row["land"], minHeightCm: row["min_height_cm"], aloneHeightCm: row["alone_height_cm"],
+            maxHeightCm: row["max_height_cm"], cycleSeconds: row["cycle_s"], note: row["note"],
             stats: RideStats(
                 heightM: row["height_m"], speedKmh: row["speed_kmh"], lengthM: row["length_m"], inversions: row["inversions"],
                 manufacturer: row["manufacturer"], model: row["model"], opened: row["opened"], material: row["material"],

@@ -34,10 +34,12 @@ struct Import: AsyncParsableCommand {
             let checked = ParkFiles.check(path)
             let prefix = "[\(n + 1)/\(self.files.count)] \(path)"
             switch checked.result {
-            case .success(let d):
+            case .success(let read):
+                let d = read.definition
                 let kinds = Dictionary(grouping: d.zones, by: \.kind).mapValues(\.count)
                 let zones = ZoneKind.allCases.compactMap { k in kinds[k].map { "\($0) \(k.rawValue)" } }.joined(separator: ", ")
                 print("\(prefix): ok — \(d.park.name) (\(d.park.id)): \(d.rides.count) rides; zones: \(zones.isEmpty ? "none" : zones) [\(Self.ms(checked.seconds))]")
+                for warning in read.warnings { print("    warning: \(warning)") }
                 definitions.append(d)
             case .failure(let rejection):
                 failed += 1

@@ -44,13 +44,14 @@ struct AdminController {
             throw JSONBody.unsupported(given, expected: ["application/geo+json", "application/json"])
         }
         let body = try await request.body.collect(upTo: context.maxUploadSize)
-        let definition = try ParkImporter().definition(from: Data(body.readableBytesView), expectedPark: id)
-        guard let result = try await self.store.replaceParks([definition]).first else { throw Problem.internalError() }
+        let read = try ParkImporter().read(Data(body.readableBytesView), expectedPark: id)
+        guard let result = try await self.store.replaceParks([read.definition]).first else { throw Problem.internalError() }
         try await self.fences.reload()
         context.logger.info("park loaded", metadata: ["park": "\(id)", "by": "\(context.identity?.username ?? "?")"])
         return EditedResponse(
             status: result.replaced ? .ok : .created,
             response: ParkImportResponse(park: result.park, replaced: result.replaced, zones: result.zones, rides: result.rides,
-                                         unlistedRides: result.unlistedRides))
+                                         unlistedRides: result.unlistedRides,
+                                         warnings: read.warnings.map { Problem.BodyError(pointer: $0.pointer, feature: $0.feature, detail: $0.reason) }))
     }
 }

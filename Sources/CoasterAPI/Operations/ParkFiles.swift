@@ -7,7 +7,7 @@ public enum ParkFiles {
     /// One file's outcome.
     public struct Checked: Sendable {
         public var path: String
-        public var result: Result<ParkDefinition, ImportRejection>
+        public var result: Result<ParkImport, ImportRejection>
         /// Time spent reading and validating, seconds.
         public var seconds: Double
     }
@@ -23,10 +23,10 @@ public enum ParkFiles {
     /// Reads and validates one file; nothing is written.
     public static func check(_ path: String, importer: ParkImporter = ParkImporter()) -> Checked {
         let start = Date()
-        let result: Result<ParkDefinition, ImportRejection>
+        let result: Result<ParkImport, ImportRejection>
         if let data = FileManager.default.contents(atPath: path) {
             do {
-                result = .success(try importer.definition(from: data))
+                result = .success(try importer.read(data))
             } catch {
                 result = .failure(error)
             }

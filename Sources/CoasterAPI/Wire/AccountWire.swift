@@ -268,4 +268,6 @@ struct ParkImportResponse: ResponseEncodable, Sendable {
     var zones: Int
     var rides: Int
     var unlistedRides: Int
+    /// What the file carried that the format does not know, each ignored.
+    var warnings: [Problem.BodyError]
 }

@@ -48,7 +48,10 @@ struct RideWire: Encodable, Sendable {
     var status: RideStatus
     var land: String?
     var minHeightCm: Int?
+    /// Minimum height to ride without an adult.
+    var aloneHeightCm: Int?
     var maxHeightCm: Int?
+    var note: String?
     /// The ride's own zone, when it has a footprint.
     var zone: ZoneID?
     var stats: Stats?
@@ -64,7 +67,9 @@ struct RideWire: Encodable, Sendable {
         self.status = ride.status
         self.land = ride.land
         self.minHeightCm = ride.minHeightCm
+        self.aloneHeightCm = ride.aloneHeightCm
         self.maxHeightCm = ride.maxHeightCm
+        self.note = ride.note
         self.zone = zone
         self.cycleSeconds = Int(ride.cooldown)
         let s = ride.stats
@@ -78,6 +83,7 @@ extension RideWire {
     /// What `JSONEncoder` writes of the ride (sorted keys, nothing for a value it lacks).
     func write(to json: inout JSONWriter) {
         json.beginObject()
+        json.member("aloneHeightCm", self.aloneHeightCm)
         json.key("cycleSeconds")
         json.number(Int64(self.cycleSeconds))
         json.key("id")
@@ -88,6 +94,7 @@ extension RideWire {
         json.member("myCount", self.myCount)
         json.key("name")
         json.string(self.name)
+        json.member("note", self.note)
         if let stats = self.stats {
             json.key("stats")
             stats.write(to: &json)
@@ -138,53 +145,103 @@ struct RideListResponse: Encodable, JSONWritable, Sendable {
     }
 }
 
-/// `GET /v1/parks/{parkId}`: the park and its zones as a GeoJSON FeatureCollection (RFC 7946,
-/// positions `[lon, lat]`), with the rides as a foreign member.
-struct ParkFeatureCollection: Encodable, Sendable {
+/// `GET /v1/parks/{parkId}`: the park as a park file (README "Park files"), the format
+/// `coasterlife import` and `PUT /v1/admin/parks/{parkId}` read, so what is served loads back to
+/// the same park and serves again byte for byte. Zones come out already drawn (a ride's point as
+/// its buffered, clipped circle), and in one order whatever order the file that loaded them had:
+/// the park, its lands, its rides (each with its footprint, or a `null` geometry), queues, places.
+struct ParkFile: Encodable, Sendable {
     struct Feature: Encodable, Sendable {
         var type = "Feature"
+        /// The zone's id as the API names it (`cedar-point.millennium-force`); the park's own id for
+        /// the park.
         var id: String
         var properties: Properties
-        var geometry: GeoJSONMultiPolygon
+        /// Encoded as `null` when absent: a ride without a footprint.
+        var geometry: GeoJSONMultiPolygon?
+
+        private enum CodingKeys: String, CodingKey { case type, id, properties, geometry }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(self.type, forKey: .type)
+            try container.encode(self.id, forKey: .id)
+            try container.encode(self.properties, forKey: .properties)
+            try container.encode(self.geometry, forKey: .geometry)
+        }
     }
 
+    /// A feature's properties under the file's own (snake_case) names; what is unknown is left out.
     struct Properties: Encodable, Sendable {
         var kind: String
+        var id: String
         var name: String
-        var park: ParkID?
-        var ride: RideID?
-        var timeZone: String?
+        var timezone: String?
+        var ride: String?
+        var category: String?
+        var type: RideType?
+        var status: RideStatus?
+        var land: String?
+        var note: String?
+        var height_min_cm: Int?
+        var height_alone_cm: Int?
+        var height_max_cm: Int?
+        var cycle_s: Int?
+        var stats: Stats?
+    }
+
+    struct Stats: Encodable, Sendable {
+        var height_m: Double?
+        var speed_kmh: Double?
+        var length_m: Double?
+        var inversions: Int?
+        var manufacturer: String?
+        var model: String?
+        var opened: Int?
+        var material: String?
+        var source: String?
     }
 
     var type = "FeatureCollection"
-    var id: ParkID
-    var name: String
     var attribution: String?
     var bbox: [Double]?
     var features: [Feature]
-    var rides: [RideWire]
 
     init(_ definition: ParkDefinition) {
         let park = definition.park
-        self.id = park.id
-        self.name = park.name
         self.attribution = park.attribution
         self.bbox = park.boundary.boundingBox.map { [$0.minLon, $0.minLat, $0.maxLon, $0.maxLat] }
+        func slug(_ id: String) -> String { String(id.dropFirst(park.id.rawValue.count + 1)) }
+        func zoneFeature(_ zone: Zone) -> Feature {
+            Feature(id: zone.id.rawValue,
+                    properties: Properties(kind: zone.kind.rawValue, id: slug(zone.id.rawValue), name: zone.name,
+                                           ride: zone.kind == .queue ? zone.ride.map { slug($0.rawValue) } : nil, category: zone.category),
+                    geometry: GeoJSONMultiPolygon(zone.area))
+        }
         var features = [Feature(
             id: park.id.rawValue,
-            properties: Properties(kind: "park", name: park.name, park: nil, ride: nil, timeZone: park.timeZone),
+            properties: Properties(kind: "park", id: park.id.rawValue, name: park.name, timezone: park.timeZone),
             geometry: GeoJSONMultiPolygon(park.boundary))]
-        for zone in definition.zones {
-            features.append(Feature(
-                id: zone.id.rawValue,
-                properties: Properties(kind: zone.kind.rawValue, name: zone.name, park: park.id, ride: zone.ride, timeZone: nil),
-                geometry: GeoJSONMultiPolygon(zone.area)))
-        }
-        self.features = features
-        let rideZones = Dictionary(
-            definition.zones.compactMap { z in z.kind == .ride ? z.ride.map { ($0, z.id) } : nil },
+        features += definition.zones.filter { $0.kind == .land }.map(zoneFeature)
+        let footprints = Dictionary(
+            definition.zones.compactMap { z in z.kind == .ride ? z.ride.map { ($0, z.area) } : nil },
             uniquingKeysWith: { a, _ in a })
-        self.rides = definition.rides.map { RideWire($0, zone: rideZones[$0.id]) }
+        for ride in definition.rides {
+            let s = ride.stats
+            features.append(Feature(
+                id: ride.id.rawValue,
+                properties: Properties(
+                    kind: "ride", id: slug(ride.id.rawValue), name: ride.name, type: ride.type, status: ride.status, land: ride.land,
+                    note: ride.note, height_min_cm: ride.minHeightCm, height_alone_cm: ride.aloneHeightCm,
+                    height_max_cm: ride.maxHeightCm, cycle_s: ride.cycleSeconds,
+                    stats: s.isEmpty ? nil : Stats(
+                        height_m: s.heightM, speed_kmh: s.speedKmh, length_m: s.lengthM, inversions: s.inversions,
+                        manufacturer: s.manufacturer, model: s.model, opened: s.opened, material: s.material, source: s.source)),
+                geometry: footprints[ride.id].map(GeoJSONMultiPolygon.init)))
+        }
+        features += definition.zones.filter { $0.kind == .queue }.map(zoneFeature)
+        features += definition.zones.filter { $0.kind == .poi }.map(zoneFeature)
+        self.features = features
     }
 }
 

@@ -172,15 +172,18 @@ public struct Zone: Hashable, Sendable {
     public var name: String
     /// The ride this zone belongs to (ride and queue zones).
     public var ride: RideID?
+    /// What a place is (`food`, `restroom`…): a slug, for `poi` zones only.
+    public var category: String?
     /// Area, SRID 4326, inside the park's boundary.
     public var area: MultiPolygon
 
-    public init(id: ZoneID, park: ParkID, kind: ZoneKind, name: String, ride: RideID?, area: MultiPolygon) {
+    public init(id: ZoneID, park: ParkID, kind: ZoneKind, name: String, ride: RideID?, category: String? = nil, area: MultiPolygon) {
         self.id = id
         self.park = park
         self.kind = kind
         self.name = name
         self.ride = ride
+        self.category = category
         self.area = area
     }
 }
@@ -196,17 +199,24 @@ public struct Ride: Hashable, Sendable {
     public var land: String?
     /// Minimum rider height, centimetres.
     public var minHeightCm: Int?
+    /// Minimum height to ride without an adult, centimetres.
+    public var aloneHeightCm: Int?
     /// Maximum rider height, centimetres.
     public var maxHeightCm: Int?
     /// Seconds from one boarding to the next possible one (park file `cycle_s`).
     public var cycleSeconds: Int?
+    /// A remark the park file carries, e.g. why a ride is closed.
+    public var note: String?
     public var stats: RideStats
 
     public init(
         id: RideID, park: ParkID, name: String, type: RideType, status: RideStatus, land: String? = nil,
-        minHeightCm: Int? = nil, maxHeightCm: Int? = nil, cycleSeconds: Int? = nil, stats: RideStats = RideStats()
+        minHeightCm: Int? = nil, aloneHeightCm: Int? = nil, maxHeightCm: Int? = nil, cycleSeconds: Int? = nil,
+        note: String? = nil, stats: RideStats = RideStats()
     ) {
         self.cycleSeconds = cycleSeconds
+        self.aloneHeightCm = aloneHeightCm
+        self.note = note
         self.id = id
         self.park = park
         self.name = name

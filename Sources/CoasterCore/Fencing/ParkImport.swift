@@ -31,6 +31,14 @@ public struct ImportRejection: Error, Hashable, Sendable, CustomStringConvertibl
     public var description: String { self.issues.map(\.description).joined(separator: "\n") }
 }
 
+/// A park file read and validated: the park it defines, and what in it was ignored.
+public struct ParkImport: Hashable, Sendable {
+    public var definition: ParkDefinition
+    /// Members the format does not know, each ignored: a misspelt property is said, not silently
+    /// dropped.
+    public var warnings: [ImportIssue]
+}
+
 /// Reads a park's GeoJSON FeatureCollection into a validated ``ParkDefinition``.
 ///
 /// The format (README "Park files"): one feature of `kind: park` (Polygon or MultiPolygon) and any
@@ -38,6 +46,9 @@ public struct ImportRejection: Error, Hashable, Sendable, CustomStringConvertibl
 /// poi features are buffered into circles of `radius_m` metres (default
 /// ``ParkImporter/defaultPointRadius``) on the ellipsoid, clipped to the park boundary. Nothing of
 /// the file is accepted unless all of it is valid.
+///
+/// What `GET /v1/parks/{parkId}` serves is a park file of this format (``ParkFile``): it reads
+/// back to the same park.
 public struct ParkImporter: Sendable {
     /// Radius, metres, of the zone drawn around a ride or poi given as a point: about the footprint
     /// of a station building and its entrance, the area a rider stands in when they board.
@@ -48,6 +59,9 @@ public struct ParkImporter: Sendable {
     /// clipped to the park): OpenStreetMap park data is simplified to about 1.2 m and rounded to
     /// five decimals (about 1 m), so lands drawn along the fence overshoot it by a few metres (Cedar Point's Gemini Midway by 4.6 m).
     public static let boundaryTolerance = 5.0
+    /// How far, in metres, a zone may reach outside its park and count as inside: a millimetre,
+    /// far below any GPS fix and far above the rounding of a vertex computed on the boundary.
+    public static let onTheFence = 0.001
 
     public struct Limits: Sendable {
         public var maxFeatures = 10_000
@@ -65,24 +79,46 @@ public struct ParkImporter: Sendable {
 
     /// Parses and validates raw bytes. `expectedPark`, when given (an admin route's path), must
     /// match the park feature's `id`, or becomes it when the feature has none.
-    public func definition(from data: Data, expectedPark: ParkID? = nil) throws(ImportRejection) -> ParkDefinition {
+    public func read(_ data: Data, expectedPark: ParkID? = nil) throws(ImportRejection) -> ParkImport {
         let json: JSONValue
         do {
             json = try JSONValue.strict(data)
         } catch {
             throw ImportRejection(issues: [ImportIssue(feature: nil, pointer: "", reason: "not valid JSON: \(Self.describe(error))")])
         }
-        return try self.definition(from: json, expectedPark: expectedPark)
+        return try self.read(json, expectedPark: expectedPark)
     }
 
-    public func definition(from json: JSONValue, expectedPark: ParkID? = nil) throws(ImportRejection) -> ParkDefinition {
+    public func read(_ json: JSONValue, expectedPark: ParkID? = nil) throws(ImportRejection) -> ParkImport {
         var run = ImportRun(limits: self.limits)
         let result = run.read(json, expectedPark: expectedPark)
         guard run.issues.isEmpty, let result else {
             throw ImportRejection(issues: Array(run.issues.prefix(self.limits.maxIssues)))
         }
-        return result
+        return ParkImport(definition: result, warnings: run.warnings)
     }
+
+    /// The park alone, for callers that report no warnings.
+    public func definition(from data: Data, expectedPark: ParkID? = nil) throws(ImportRejection) -> ParkDefinition {
+        try self.read(data, expectedPark: expectedPark).definition
+    }
+
+    public func definition(from json: JSONValue, expectedPark: ParkID? = nil) throws(ImportRejection) -> ParkDefinition {
+        try self.read(json, expectedPark: expectedPark).definition
+    }
+
+    /// The members each part of a park file may carry; any other is ignored with a warning.
+    static let knownMembers: [String: Set<String>] = [
+        "document": ["type", "features", "attribution", "bbox"],
+        "feature": ["type", "id", "properties", "geometry", "bbox"],
+        "park": ["kind", "id", "name", "timezone"],
+        "land": ["kind", "id", "name"],
+        "queue": ["kind", "id", "name", "ride"],
+        "ride": ["kind", "id", "name", "type", "status", "land", "note", "height_min_cm", "height_alone_cm", "height_max_cm",
+                 "cycle_s", "stats", "radius_m"],
+        "poi": ["kind", "id", "name", "category", "radius_m"],
+        "stats": ["height_m", "speed_kmh", "length_m", "inversions", "manufacturer", "model", "opened", "material", "source"],
+    ]
 
     static func describe(_ error: any Error) -> String {
         switch error {
@@ -112,12 +148,16 @@ private struct PendingFeature {
     var geometry: FeatureGeometry
     var properties: [String: JSONValue]
     var radius: Double
+    /// The feature's own GeoJSON `id` member, when it has one.
+    var id: JSONValue?
+    var category: String?
 }
 
 /// One pass over one document, accumulating issues.
 private struct ImportRun {
     let limits: ParkImporter.Limits
     var issues: [ImportIssue] = []
+    var warnings: [ImportIssue] = []
     var totalVertices = 0
 
     init(limits: ParkImporter.Limits) {
@@ -127,6 +167,16 @@ private struct ImportRun {
     mutating func fail(_ feature: Int?, _ pointer: JSONPointer, _ reason: String) {
         if self.issues.count < self.limits.maxIssues {
             self.issues.append(ImportIssue(feature: feature, pointer: pointer.description, reason: reason))
+        }
+    }
+
+    /// Warns of each member of `object` that `part` does not know (at most `maxIssues` warnings).
+    mutating func warnUnknown(_ object: [String: JSONValue], part: String, _ feature: Int?, _ pointer: JSONPointer) {
+        let known = ParkImporter.knownMembers[part] ?? []
+        for name in object.keys.sorted() where !known.contains(name) && self.warnings.count < self.limits.maxIssues {
+            let hint = part == "park" && name == "timeZone" ? "; the park's time zone is \"timezone\"" : ""
+            self.warnings.append(ImportIssue(feature: feature, pointer: pointer.appending(name).description,
+                                             reason: "unknown \(part == "feature" || part == "document" ? "member" : "property") \"\(name.prefix(64))\", ignored\(hint)"))
         }
     }
 
@@ -148,6 +198,7 @@ private struct ImportRun {
             self.fail(nil, root.appending("features"), "\(features.count) features; at most \(self.limits.maxFeatures)")
             return nil
         }
+        self.warnUnknown(document, part: "document", nil, root)
         var attribution: String?
         if let value = document["attribution"] {
             if case .string(let text) = value { attribution = text } else {
@@ -180,14 +231,19 @@ private struct ImportRun {
                           "park id \"\(parkID)\" does not match \"\(expectedPark)\" in the request path")
             }
         }
-        var timeZone = "UTC"
-        if let value = parkFeature.properties["timezone"] {
-            if case .string(let text) = value, TimeZone(identifier: text) != nil {
-                timeZone = text
-            } else {
-                self.fail(parkFeature.index, parkPointer.appending("properties").appending("timezone"),
-                          "expected an IANA time zone name such as \"America/New_York\"")
-            }
+        // A park's day (opening hours, posted feeds, wait history by hour) is local: a park without
+        // a time zone is refused rather than read as UTC.
+        var timeZone = ""
+        switch parkFeature.properties["timezone"] {
+        case .string(let text)? where TimeZone(identifier: text) != nil:
+            timeZone = text
+        case nil:
+            self.fail(parkFeature.index, parkPointer.appending("properties").appending("timezone"),
+                      "a park needs its IANA time zone, e.g. \"timezone\": \"America/New_York\""
+                        + (parkFeature.properties["timeZone"] != nil ? " (the property is spelt \"timezone\")" : ""))
+        default:
+            self.fail(parkFeature.index, parkPointer.appending("properties").appending("timezone"),
+                      "expected an IANA time zone name such as \"America/New_York\"")
         }
 
         let context = GEOSContext()
@@ -230,7 +286,14 @@ private struct ImportRun {
             guard let area = self.zoneArea(feature, park: park, prepared: preparedPark, context: context, pointer: pointer)
             else { continue }
             zones.append(Zone(id: zoneID, park: parkID, kind: ZoneKind(rawValue: feature.kind)!, name: feature.name,
-                              ride: rideID, area: area))
+                              ride: rideID, category: feature.category, area: area))
+        }
+        for feature in pending {
+            let pointer = root.appending("features").appending(feature.index)
+            if case .string(let given)? = feature.id, given != feature.slug, given != "\(parkID).\(feature.slug)" {
+                self.warnings.append(ImportIssue(feature: feature.index, pointer: pointer.appending("id").description,
+                                                 reason: "feature id \"\(given.prefix(64))\" is not this feature's; its id is \"\(parkID).\(feature.slug)\""))
+            }
         }
         guard self.issues.isEmpty else { return nil }
         return ParkDefinition(
@@ -258,6 +321,19 @@ private struct ImportRun {
         guard case .string(let kind) = properties["kind"], kind == "park" || ZoneKind(rawValue: kind) != nil else {
             self.fail(index, props.appending("kind"), "kind must be one of park, ride, queue, land, poi")
             return nil
+        }
+        self.warnUnknown(feature, part: "feature", index, pointer)
+        self.warnUnknown(properties, part: kind, index, props)
+        if kind == "ride", case .object(let stats)? = properties["stats"] {
+            self.warnUnknown(stats, part: "stats", index, props.appending("stats"))
+        }
+        var category: String?
+        if kind == "poi", let value = properties["category"], value != .null {
+            guard case .string(let text) = value, Slug.isValid(text) else {
+                self.fail(index, props.appending("category"), "category must be a slug such as \"food\" or \"restroom\"")
+                return nil
+            }
+            category = text
         }
         guard case .string(let rawName) = properties["name"],
               case let name = rawName.trimmingCharacters(in: .whitespacesAndNewlines), !name.isEmpty, name.count <= 200
@@ -313,16 +389,17 @@ private struct ImportRun {
                         ? "a \(kind) must be a Polygon or MultiPolygon" : "a \(kind) must be a Point, MultiPoint, Polygon or MultiPolygon")
             return nil
         }
-        return PendingFeature(index: index, kind: kind, slug: slug, name: name, geometry: geometry, properties: properties, radius: radius)
+        return PendingFeature(index: index, kind: kind, slug: slug, name: name, geometry: geometry, properties: properties, radius: radius,
+                              id: feature["id"], category: category)
     }
 
     mutating func readRide(_ feature: PendingFeature, park: ParkID, pointer: JSONPointer) -> Ride? {
         let props = pointer.appending("properties")
         let before = self.issues.count
         var type = RideType.ride
-        if let value = feature.properties["type"] ?? feature.properties["category"] {
+        if let value = feature.properties["type"] {
             if case .string(let text) = value, let parsed = RideType(rawValue: text) { type = parsed } else {
-                self.fail(feature.index, props.appending(feature.properties["type"] == nil ? "category" : "type"),
+                self.fail(feature.index, props.appending("type"),
                           "type must be one of \(RideType.allCases.map(\.rawValue).joined(separator: ", "))")
             }
         }
@@ -334,7 +411,9 @@ private struct ImportRun {
             }
         }
         let land = self.optionalString(feature, "land", props)
+        let note = self.optionalString(feature, "note", props)
         let minHeight = self.optionalInt(feature.properties["height_min_cm"], feature.index, props.appending("height_min_cm"), 0...250)
+        let aloneHeight = self.optionalInt(feature.properties["height_alone_cm"], feature.index, props.appending("height_alone_cm"), 0...250)
         let maxHeight = self.optionalInt(feature.properties["height_max_cm"], feature.index, props.appending("height_max_cm"), 0...300)
         let cycle = self.optionalInt(feature.properties["cycle_s"], feature.index, props.appending("cycle_s"), 10...7200)
         var stats = RideStats()
@@ -356,7 +435,8 @@ private struct ImportRun {
         }
         guard self.issues.count == before else { return nil }
         return Ride(id: RideID(park: park, slug: feature.slug), park: park, name: feature.name, type: type, status: status,
-                    land: land, minHeightCm: minHeight, maxHeightCm: maxHeight, cycleSeconds: cycle, stats: stats)
+                    land: land, minHeightCm: minHeight, aloneHeightCm: aloneHeight, maxHeightCm: maxHeight, cycleSeconds: cycle,
+                    note: note, stats: stats)
     }
 
     mutating func optionalString(_ feature: PendingFeature, _ key: String, _ props: JSONPointer) -> String? {
@@ -507,17 +587,8 @@ private struct ImportRun {
         let parkArea = try park.polygons()
         guard let origin = parkArea.boundingBox?.center else { return 0 }
         let plane = Geodesy.LocalPlane(origin: origin)
-        func planar(_ m: MultiPolygon) -> MultiPolygon {
-            // GEOS only sees numbers: carry (east, north) metres in the lon/lat slots.
-            MultiPolygon(polygons: m.polygons.map { p in
-                Polygon(rings: p.rings.map { ring in ring.map { c in
-                    let (x, y) = plane.project(c)
-                    return Coordinate(lat: y, lon: x)
-                } })
-            })
-        }
-        let parkPlane = try context.geometry(planar(parkArea))
-        let outside = try context.geometry(planar(area)).difference(parkPlane).polygons()
+        let parkPlane = try context.geometry(plane.project(parkArea))
+        let outside = try context.geometry(plane.project(area)).difference(parkPlane).polygons()
         var farthest = 0.0
         for polygon in outside.polygons {
             for ring in polygon.rings {
@@ -559,6 +630,10 @@ private struct ImportRun {
                 // Real park data traces the fence with rounded coordinates, so a land that shares the
                 // park's edge pokes out by a metre or so. Accept up to the tolerance, then clip.
                 let outside = try self.farthestOutside(area, park: park, context: context)
+                // A zone clipped once has vertices on the fence, which floating point puts a hair
+                // either side of it: kept as it is, so a served park loads back unchanged (clipping
+                // again would start its rings elsewhere and add vertices).
+                if outside <= ParkImporter.onTheFence { return area }
                 guard outside <= ParkImporter.boundaryTolerance else {
                     self.fail(feature.index, geometryPointer, String(
                         format: "%@ \"%@\" reaches %.1f m outside its park's boundary (at most %.0f m is tolerated)",

@@ -226,6 +226,17 @@ public enum Geodesy {
         public func project(_ c: Coordinate) -> (x: Double, y: Double) {
             ((c.lon - self.origin.lon) * self.metresPerDegreeLon, (c.lat - self.origin.lat) * self.metresPerDegreeLat)
         }
+
+        /// `area` with (east, north) metres in the lon/lat slots: GEOS only sees numbers, so its
+        /// distances and areas over the result are metres.
+        public func project(_ area: MultiPolygon) -> MultiPolygon {
+            MultiPolygon(polygons: area.polygons.map { p in
+                Polygon(rings: p.rings.map { ring in ring.map { c in
+                    let (x, y) = self.project(c)
+                    return Coordinate(lat: y, lon: x)
+                } })
+            })
+        }
     }
 
     /// Longitude folded into −180…180.
