@@ -606,6 +606,13 @@ enum Migrations {
                 """)
         }
 
+        migrator.registerMigration("2026-11-27 ride logs carry their evidence") { db in
+            // Logs made before evidence was weighed claim the weaker kind: on a visit to the park.
+            try db.execute(sql: """
+                ALTER TABLE ride_logs ADD COLUMN evidence TEXT NOT NULL DEFAULT 'in-park' CHECK (evidence IN ('at-ride', 'in-park'))
+                """)
+        }
+
         return migrator
     }
 }

@@ -58,6 +58,7 @@ public struct RideLogEntry: Hashable, Sendable {
     public var rideName: String
     public var park: ParkID
     public var riddenAt: Date
+    public var evidence: RideEvidence
 }
 
 /// A rider's totals.
@@ -223,32 +224,106 @@ extension Store {
         }
     }
 
-    /// Logs a ride, if the rider is on a visit to its park and past the ride's cooldown.
-    /// - Returns: the entry and how many times the rider has now ridden it.
-    public func logRide(user: UserID, ride rideID: RideID, visitTimeout: TimeInterval) async throws -> Result<(RideLogEntry, Int), RideLogRefusal> {
+    /// Logs a ride, if the rider is on a visit to its park, the ride runs, and no rider could
+    /// have been on it yet after their last logged ride (README "Ride logs").
+    /// - Returns: the entry, with the evidence behind it, and how many times the rider has now
+    ///   ridden it.
+    public func logRide(user: UserID, ride rideID: RideID, visitTimeout: TimeInterval, policy: RideLogPolicy = RideLogPolicy(),
+                        statusRules: RideStatusRules = RideStatusRules()) async throws -> Result<(RideLogEntry, Int), RideLogRefusal> {
         let now = self.now()
+        let t = now.timeIntervalSince1970
         return try await self.pool.write { db in
             guard let ride = try RideRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM rides WHERE id = ? AND listed = 1"),
                 arguments: [rideID.rawValue])?.ride
             else { throw RideError.noSuchRide }
             guard ride.status == .operating else { return .failure(.notOperating(ride.status)) }
+            if let live = try Self.liveStatus(ride, statusRules: statusRules, now: now, db), live.condition != .operating {
+                return .failure(.reported(live.condition, source: live.source))
+            }
             try Self.closeStaleVisits(user, now: now, timeout: visitTimeout, db)
             guard let visit = try Self.openVisit(user, park: ride.park, db) else { return .failure(.notCheckedIn) }
-            if let last = try Double.fetchOne(db.cachedStatement(sql: "SELECT max(ridden_at) FROM ride_logs WHERE user_id = ? AND ride_id = ?"),
-                arguments: [user.rawValue, rideID.rawValue]) {
-                let wait = ride.cooldown - now.timeIntervalSince1970 + last
-                if wait > 0 { return .failure(.cooldown(retryAfter: wait)) }
-            }
+            if let refusal = try Self.sequenceRefusal(user, next: ride, policy: policy, now: t, db) { return .failure(refusal) }
+            let evidence = try Self.evidence(user, ride: rideID, since: max(visit.enteredAt.timeIntervalSince1970, t - visitTimeout),
+                                             window: policy.atRideWindow, now: t, db)
             // Counted on the leaderboards later, by `settleTallies(through:)`.
-            try db.cachedStatement(sql: "INSERT INTO ride_logs (user_id, ride_id, visit_id, ridden_at) VALUES (?, ?, ?, ?)")
-                .execute(arguments: [user.rawValue, rideID.rawValue, visit.id, now.timeIntervalSince1970])
+            try db.cachedStatement(sql: "INSERT INTO ride_logs (user_id, ride_id, visit_id, ridden_at, evidence) VALUES (?, ?, ?, ?, ?)")
+                .execute(arguments: [user.rawValue, rideID.rawValue, visit.id, t, evidence.rawValue])
             // Read the id before anything else inserts (a badge) and moves lastInsertedRowID.
-            let entry = RideLogEntry(id: db.lastInsertedRowID, ride: rideID, rideName: ride.name, park: ride.park, riddenAt: now)
+            let entry = RideLogEntry(id: db.lastInsertedRowID, ride: rideID, rideName: ride.name, park: ride.park, riddenAt: now,
+                                     evidence: evidence)
             try Self.awardBadges(user, at: now, db)
             let count = try Int.fetchOne(db.cachedStatement(sql: "SELECT rides FROM ride_counts WHERE user_id = ? AND ride_id = ?"),
                 arguments: [user.rawValue, rideID.rawValue]) ?? 0
             return .success((entry, count))
         }
+    }
+
+    /// The ride's freshest status, from its newest posted row and the crowd's reports in the window.
+    static func liveStatus(_ ride: Ride, statusRules: RideStatusRules, now: Date, _ db: Database) throws -> RideLiveStatus? {
+        let t = now.timeIntervalSince1970
+        let posted = try Row.fetchOne(db.cachedStatement(sql: """
+            SELECT at, minutes FROM posted_waits WHERE ride_id = ? AND at <= ? ORDER BY at DESC LIMIT 1
+            """), arguments: [ride.id.rawValue, t]).map { PostedWait(minutes: $0["minutes"], at: Date(timeIntervalSince1970: $0["at"])) }
+        let reports = try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT user_id, condition, max(at) AS at FROM status_reports WHERE ride_id = ? AND at > ? AND at <= ? GROUP BY user_id
+            """), arguments: [ride.id.rawValue, t - statusRules.window, t]).map {
+            StatusReport(user: UserID($0["user_id"] as Int64), condition: RideCondition(rawValue: $0["condition"]) ?? .operating,
+                         at: Date(timeIntervalSince1970: $0["at"]))
+        }
+        return statusRules.current(posted: posted, reports: reports, now: now)
+    }
+
+    /// Why `next` cannot be logged yet after the rider's last logged ride, if it cannot: the same
+    /// ride again within its cycle is a cooldown; another ride before the first's cycle and the
+    /// walk between their footprints at a brisk pace is a sequence no rider can make.
+    private static func sequenceRefusal(_ user: UserID, next: Ride, policy: RideLogPolicy, now: Double, _ db: Database) throws -> RideLogRefusal? {
+        guard let last = try Row.fetchOne(db.cachedStatement(sql: """
+            SELECT l.ride_id, l.ridden_at FROM ride_logs l WHERE l.user_id = ? ORDER BY l.ridden_at DESC LIMIT 1
+            """), arguments: [user.rawValue]) else { return nil }
+        let previousID = RideID(rawValue: last["ride_id"])
+        let riddenAt: Double = last["ridden_at"]
+        guard let previous = previousID == next.id ? next : try RideRecord.fetchOne(
+            db.cachedStatement(sql: "SELECT * FROM rides WHERE id = ?"), arguments: [previousID.rawValue])?.ride
+        else { return nil }
+        var walk = 0.0
+        if previous.id != next.id {
+            var footprints: [String: MultiPolygon] = [:]
+            for row in try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT ride_id, AsBinary(area) AS area FROM zones WHERE kind = 'ride' AND ride_id IN (?, ?)
+                """), arguments: [previous.id.rawValue, next.id.rawValue]) {
+                if let data: Data = row["area"], let area = try? WKB.decodeMultiPolygon([UInt8](data)) { footprints[row["ride_id"]] = area }
+            }
+            // A ride without a footprint has no distance to walk: its cycle alone counts.
+            if let from = footprints[previous.id.rawValue], let to = footprints[next.id.rawValue] {
+                walk = RideLogPolicy.walk(from: from, to: to) ?? 0
+            }
+        }
+        let wait = policy.gap(after: previous, walk: walk) - (now - riddenAt)
+        guard wait > 0 else { return nil }
+        return previous.id == next.id
+            ? .cooldown(retryAfter: wait)
+            : .impossibleSequence(after: previous.id, afterName: previous.name, walk: walk, retryAfter: wait)
+    }
+
+    /// `at-ride` when one of the rider's accepted fixes in the ride's zone or queue is within the
+    /// window. Between entering a zone and leaving it every accepted fix of theirs lay inside, so
+    /// the last fix inside is their newest fix while a zone is still entered, else the last fix
+    /// before they left. Only this visit's transitions are read (`since`).
+    private static func evidence(_ user: UserID, ride: RideID, since: Double, window: TimeInterval, now: Double, _ db: Database) throws -> RideEvidence {
+        // Per zone of the ride (its footprint, its queue), the newest transition; SQLite takes the
+        // bare `event` from the row whose max(at) it returns.
+        let latest = try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT event, max(at) AS at FROM transitions WHERE user_id = ? AND at >= ? AND ride_id = ? GROUP BY zone_id
+            """), arguments: [user.rawValue, since, ride.rawValue])
+        guard !latest.isEmpty else { return .inPark }
+        let inside = latest.contains { $0["event"] as String == Transition.Event.enter.rawValue }
+        let left = latest.map { $0["at"] as Double }.max() ?? now
+        let lastInside = try Double.fetchOne(db.cachedStatement(sql: inside
+            ? "SELECT max(recorded_at) FROM fixes WHERE user_id = ?"
+            : "SELECT max(recorded_at) FROM fixes WHERE user_id = ? AND recorded_at < ?"),
+            arguments: inside ? [user.rawValue] : [user.rawValue, left])
+        guard let lastInside else { return .inPark }
+        return lastInside >= now - window ? .atRide : .inPark
     }
 
     /// A rider's logged rides, newest first; `before` pages by entry id. `nil` unless `viewer` is
@@ -258,14 +333,15 @@ extension Store {
             guard try Self.isSelfOrFriend(user, of: viewer, db) else { return nil }
             return try Row.fetchAll(db.cachedStatement(sql: Self.rideHistoryPage), arguments: [user.rawValue, before ?? Int64.max, limit]).map {
                 RideLogEntry(id: $0["id"], ride: RideID(rawValue: $0["ride_id"]), rideName: $0["name"],
-                             park: ParkID(rawValue: $0["park_id"]), riddenAt: Date(timeIntervalSince1970: $0["ridden_at"]))
+                             park: ParkID(rawValue: $0["park_id"]), riddenAt: Date(timeIntervalSince1970: $0["ridden_at"]),
+                             evidence: RideEvidence(rawValue: $0["evidence"]) ?? .inPark)
             }
         }
     }
 
     /// A page of a rider's logged rides, newest first: a range of `ride_logs_paged` (QueryPlanTests).
     static let rideHistoryPage = """
-        SELECT l.id, l.ride_id, l.ridden_at, r.name, r.park_id FROM ride_logs l JOIN rides r ON r.id = l.ride_id
+        SELECT l.id, l.ride_id, l.ridden_at, l.evidence, r.name, r.park_id FROM ride_logs l JOIN rides r ON r.id = l.ride_id
         WHERE l.user_id = ? AND l.id < ? ORDER BY l.id DESC LIMIT ?
         """
 

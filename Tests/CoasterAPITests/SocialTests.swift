@@ -221,8 +221,9 @@ struct SocialTests {
             }
             try await Self.ride(client, ann, "cedar-point.millennium-force", times: 10, clock: clock)
             try await Self.ride(client, bob, "cedar-point.gatekeeper", times: 2, clock: clock)
-            try await Self.ride(client, bob, "cedar-point.millennium-force", times: 1, clock: clock)
+            // Eve rides while Bob walks the 700 m from Gatekeeper to Millennium Force.
             try await Self.ride(client, eve, "cedar-point.valravn", times: 12, clock: clock)
+            try await Self.ride(client, bob, "cedar-point.millennium-force", times: 1, clock: clock)
 
             let badges = try json(try await client.get("/v1/me/badges", as: ann).body)
             let earned = Set((badges["earned"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String })

@@ -21,7 +21,8 @@ struct RidesController {
         let me = try context.requireIdentity()
         let raw = try context.parameters.require("rideId")
         let ride = RideID(rawValue: raw)
-        switch try await self.store.logRide(user: me.id, ride: ride, visitTimeout: self.policy.checkins.visitTimeout) {
+        switch try await self.store.logRide(user: me.id, ride: ride, visitTimeout: self.policy.checkins.visitTimeout,
+                                            policy: self.policy.rideLogs, statusRules: self.policy.statusRules) {
         case .success(let (entry, count)):
             return EditedResponse(status: .created, response: RideLoggedResponse(log: RideLogWire(entry), count: count))
         case .failure(.notCheckedIn):
@@ -32,6 +33,19 @@ struct RidesController {
         case .failure(.notOperating(let status)):
             var p = Problem(.rideRefused, status: .unprocessableContent, title: "Ride not logged", detail: "The ride is \(status.rawValue).")
             p.reason = "ride_not_operating"
+            throw p
+        case .failure(.reported(let condition, let source)):
+            var p = Problem(.rideRefused, status: .unprocessableContent, title: "Ride not logged",
+                            detail: "The ride is \(condition.rawValue) by the \(source == .posted ? "park's posted feed" : "reports of riders in the park").")
+            p.reason = condition == .closed ? "ride_closed" : "ride_down"
+            throw p
+        case .failure(.impossibleSequence(_, let name, let walk, let wait)):
+            var p = Problem.tooManyRequests(
+                String(format: "Nobody can ride this yet after %@: its ride and the %.0f m walk from it take longer.", name, walk),
+                retryAfter: wait)
+            p.type = .rideCooldown
+            p.title = "Ride not possible yet"
+            p.reason = "impossible_sequence"
             throw p
         case .failure(.cooldown(let wait)):
             var p = Problem.tooManyRequests("You rode this less than one ride cycle ago.", retryAfter: wait)

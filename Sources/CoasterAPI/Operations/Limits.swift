@@ -10,6 +10,7 @@ public struct LocationPolicy: Sendable {
     public var waits = WaitReportPolicy()
     public var estimator = WaitEstimator()
     public var statusRules = RideStatusRules()
+    public var rideLogs = RideLogPolicy()
     /// Fixes a `POST /v1/fixes` may carry.
     public var maximumBatch = 100
     /// Fix requests per user: sustained per second, and burst.

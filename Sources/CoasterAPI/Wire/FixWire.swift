@@ -152,6 +152,8 @@ struct RideLogWire: Encodable, Sendable {
     var rideName: String
     var park: ParkID
     var riddenAt: Date
+    /// `at-ride` or `in-park`: how close the rider's fixes put them to the ride.
+    var evidence: RideEvidence
 
     init(_ e: RideLogEntry) {
         self.id = e.id
@@ -159,6 +161,7 @@ struct RideLogWire: Encodable, Sendable {
         self.rideName = e.rideName
         self.park = e.park
         self.riddenAt = e.riddenAt
+        self.evidence = e.evidence
     }
 }
 

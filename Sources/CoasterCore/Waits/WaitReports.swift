@@ -85,6 +85,9 @@ public struct StatusReport: Hashable, Sendable {
 public struct RideStatusRules: Hashable, Sendable {
     public var window: TimeInterval = 30 * 60
     public var halfLife: TimeInterval = 10 * 60
+    /// How long a posted row speaks for a ride: parks refresh their feeds every few minutes, so a
+    /// row an hour old says nothing of now.
+    public var postedWindow: TimeInterval = 60 * 60
 
     public init() {}
 
