@@ -607,8 +607,7 @@ struct AdminParkTests {
     @Test func aBadFileIsRejectedWholeWithFeatureIndexAndNothingWritten() async throws {
         try await TestService.withService { service, client in
             let admin = try await service.admin("root", on: client)
-            let raw = try Data(contentsOf: TestService.repoRoot.deletingLastPathComponent()
-                .appendingPathComponent("shared/data/osm-park-geofences/cedar-point.geojson"))
+            let raw = try Data(contentsOf: TestService.repoRoot.appendingPathComponent("Tests/Fixtures/osm-park-geofences/cedar-point.geojson"))
             let response = try await client.execute(uri: "/v1/admin/parks/cedar-point", method: .put, headers: admin.auth, body: ByteBuffer(bytes: raw))
             let problem = try expectProblem(response, .unprocessableContent, .invalidParkFile)
             let errors = try #require(problem["errors"] as? [[String: Any]])

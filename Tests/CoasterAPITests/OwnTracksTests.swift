@@ -9,7 +9,7 @@ import Testing
 
 @Suite("OwnTracks HTTP mode")
 struct OwnTracksTests {
-    static let fixtures = TestService.repoRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures/owntracks-json-schema")
+    static let fixtures = TestService.repoRoot.appendingPathComponent("Tests/Fixtures/owntracks-json-schema")
 
     struct Fixture: Sendable, CustomTestStringConvertible {
         var file: String

@@ -1,11 +1,12 @@
 import CoasterCore
 import Foundation
 
-/// Files of the repository and of ../shared, found from this source file's path.
+/// Files of the repository, found from this source file's path.
 enum Fixtures {
     static let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let parksDirectory = repoRoot.appendingPathComponent("data/parks")
-    static let shared = repoRoot.deletingLastPathComponent().appendingPathComponent("shared")
+    /// Third-party datasets copied into the repository (Tests/Fixtures/README.md).
+    static let thirdParty = repoRoot.appendingPathComponent("Tests/Fixtures")
 
     static func data(_ relative: String) throws -> Data {
         try Data(contentsOf: repoRoot.appendingPathComponent(relative))

@@ -55,9 +55,9 @@ struct JSONSyntaxTests {
             == #"the name "minutes" twice in one object, again at character 13"#)
     }
 
-    /// No real document is refused: the shipped parks and the shared OpenStreetMap extracts.
+    /// No real document is refused: the shipped parks and the third-party files of Tests/Fixtures.
     @Test func realDocumentsAreStrictJSON() throws {
-        let roots = [Fixtures.parksDirectory, Fixtures.shared.appendingPathComponent("data")]
+        let roots = [Fixtures.parksDirectory, Fixtures.thirdParty]
         var read = 0
         for root in roots {
             guard let files = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else { continue }

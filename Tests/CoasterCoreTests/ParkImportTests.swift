@@ -34,7 +34,7 @@ struct ParkImportTests {
 
     /// The OpenStreetMap file as published, before data/parks dropped what the rules refuse.
     @Test func rawOSMCedarPointIsRejectedWholeWithFeatureIndexAndReason() throws {
-        let data = try Data(contentsOf: Fixtures.shared.appendingPathComponent("data/osm-park-geofences/cedar-point.geojson"))
+        let data = try Data(contentsOf: Fixtures.thirdParty.appendingPathComponent("osm-park-geofences/cedar-point.geojson"))
         let rejection = try #require(throws: ImportRejection.self) { try ParkImporter().definition(from: data) }
         let lighthouse = try #require(rejection.issues.first { $0.feature == 1 })
         #expect(lighthouse.pointer == "/features/1/geometry")
@@ -46,7 +46,7 @@ struct ParkImportTests {
     @Test func aLandOvershootingTheFenceByMetresIsClippedToThePark() throws {
         // Raw OSM Cedar Point, less the two features the rules refuse: Gemini Midway reaches 4.6 m
         // past the fence there, within the tolerance, so the importer keeps it, clipped.
-        let url = Fixtures.shared.appendingPathComponent("data/osm-park-geofences/cedar-point.geojson")
+        let url = Fixtures.thirdParty.appendingPathComponent("osm-park-geofences/cedar-point.geojson")
         var document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
         let features = try #require(document["features"] as? [[String: Any]])
         document["features"] = features.filter {

@@ -1,7 +1,7 @@
 import CoasterCore
 import Foundation
 
-/// Real GPS data from ../shared/data, read without XML or GeoJSON libraries.
+/// Real GPS data (Tests/Fixtures), read without XML or GeoJSON libraries.
 enum Traces {
     struct Point {
         var position: Coordinate
@@ -10,7 +10,7 @@ enum Traces {
 
     /// The 118 Google Maps Timeline fixes of one visitor in Disneyland Resort, by time.
     static func disneyland() throws -> [Point] {
-        let url = Fixtures.shared.appendingPathComponent("data/disneyland-anaheim-gps-points/disney-park-visits.geojson")
+        let url = Fixtures.thirdParty.appendingPathComponent("disneyland-anaheim-gps-points/disney-park-visits.geojson")
         let json = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any]
         let features = json?["features"] as? [[String: Any]] ?? []
         return features.compactMap { f -> Point? in
@@ -24,7 +24,7 @@ enum Traces {
 
     /// The timed track points of a GPX file from gps-walk-traces-gpxpy.
     static func gpx(_ name: String) throws -> [Point] {
-        let text = try String(contentsOf: Fixtures.shared.appendingPathComponent("data/gps-walk-traces-gpxpy/\(name)"), encoding: .utf8)
+        let text = try String(contentsOf: Fixtures.thirdParty.appendingPathComponent("gps-walk-traces-gpxpy/\(name)"), encoding: .utf8)
         var points: [Point] = []
         var rest = text[...]
         while let start = rest.range(of: "<trkpt ") {

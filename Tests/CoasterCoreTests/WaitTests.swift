@@ -167,7 +167,7 @@ struct WaitReplayTests {
     /// by a wide margin, and its range must hold about half of the actual waits.
     @Test func theEstimateBeatsThePostedWaitOnRealData() throws {
         let eastern = TimeZone(identifier: "America/New_York")!
-        let text = try String(contentsOf: Fixtures.shared.appendingPathComponent("data/touringplans-animal-kingdom-waits/AK85.csv"), encoding: .utf8)
+        let text = try String(contentsOf: Fixtures.thirdParty.appendingPathComponent("touringplans-animal-kingdom-waits/AK85.csv"), encoding: .utf8)
         let score = WaitReplay(timeZone: eastern).score(WaitReplay.touringPlans(text, timeZone: eastern))
         #expect(score.scored > 1_500)
         #expect(score.declined < 30)
