@@ -182,7 +182,8 @@ extension Store {
         }
     }
 
-    private static func boardRow(_ ride: Ride, estimator: WaitEstimator, statusRules: RideStatusRules, now: Date, _ db: Database) throws -> WaitBoardRow {
+    /// The board row of `ride` at `now`: the board's, a ride's estimate's and its detail's.
+    static func boardRow(_ ride: Ride, estimator: WaitEstimator, statusRules: RideStatusRules, now: Date, _ db: Database) throws -> WaitBoardRow {
         let t = now.timeIntervalSince1970
         // Each person's newest report only: the estimator counts no other (nor does the status
         // consensus, below), and a person reporting often made the board read all of theirs.

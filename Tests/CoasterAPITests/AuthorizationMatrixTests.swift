@@ -95,6 +95,7 @@ struct AuthorizationMatrixTests {
         Row(method: .post, path: "/v1/checkins", body: { _, _ in ["parkId": "cedar-point"] },
             outcomes: only([], .ok(.created), else: .problem(.unprocessableContent, .checkinRefused))),
         Row(method: .get, path: "/v1/checkins", outcomes: members(.ok)),
+        Row(method: .get, path: "/v1/rides/{rideId}", outcomes: members(.ok)),
         Row(method: .post, path: "/v1/rides/{rideId}/rides", outcomes: only([], .ok(.created), else: .problem(.unprocessableContent, .rideRefused))),
         Row(method: .get, path: "/v1/me/rides", outcomes: members(.ok)),
         Row(method: .get, path: "/v1/friends/nearby", outcomes: only([], .ok(.ok), else: .problem(.unprocessableContent, .nearbyRefused))),

@@ -31,9 +31,13 @@ struct FriendsController {
         return routes
     }
 
+    /// The `{userId}` of every route that names a user in its path. Text that cannot be a user's
+    /// id is the caller's mistake (400 naming the parameter), not an unknown user: `GET
+    /// /v1/users/search` is not a search.
     static func userID(_ context: AppRequestContext) throws -> UserID {
-        guard let raw = context.parameters.get("userId"), let id = Int64(raw), id > 0 else {
-            throw Problem(.noSuchUser, status: .notFound, title: "No such user", detail: "There is no user with that id.")
+        let raw = context.parameters.get("userId") ?? ""
+        guard let id = Int64(raw), id > 0 else {
+            throw Problem.invalidPathParameter("userId", "a user's id is a whole number in 1…\(Int64.max), not \"\(raw)\"")
         }
         return UserID(id)
     }
@@ -106,10 +110,13 @@ struct FriendsController {
     }
 
     @Sendable func setSharing(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
+        // The path before the body, as every route naming a user: a bad id is told as such,
+        // whatever the body holds.
+        let them = try Self.userID(context)
         let body = try await request.decodeJSON(as: SharingOverrideRequest.self, context: context)
         let override = SharingOverride(precision: body.precision, hidden: body.hidden ?? false)
         let me = try context.requireIdentity().id
-        try await self.store.setSharingOverride(of: me, for: try Self.userID(context), override)
+        try await self.store.setSharingOverride(of: me, for: them, override)
         try await self.people.refresh(me)
         return .noContent
     }

@@ -4,17 +4,33 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// Ride logs, counts and a rider's totals.
+/// Rides in detail, ride logs, counts and a rider's totals.
 struct RidesController {
     let store: Store
     let policy: LocationPolicy
 
     var endpoints: RouteCollection<AppRequestContext> {
         let routes = RouteCollection(context: AppRequestContext.self)
+        routes.get("rides/{rideId}", use: self.detail)
         routes.post("rides/{rideId}/rides", use: self.logRide)
         routes.get("me/rides", use: self.history)
         routes.get("me/stats", use: self.stats)
         return routes
+    }
+
+    /// One listed ride: its stats, park, wait, the caller's count and the community's, in one read.
+    @Sendable func detail(_ request: Request, context: AppRequestContext) async throws -> RideDetailResponse {
+        let me = try context.requireIdentity()
+        let ride = RideID(rawValue: try context.parameters.require("rideId"))
+        guard let detail = try await self.store.rideDetail(ride, viewer: me.id, estimator: self.policy.estimator,
+                                                           statusRules: self.policy.statusRules)
+        else { throw Self.noSuchRide(ride) }
+        return RideDetailResponse(detail)
+    }
+
+    /// 404 naming the ride asked for (`no-such-ride`, the type every ride route answers with).
+    static func noSuchRide(_ id: RideID) -> Problem {
+        Problem(.noSuchRide, status: .notFound, title: "No such ride", detail: "There is no listed ride \"\(id.rawValue)\".")
     }
 
     @Sendable func logRide(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<RideLoggedResponse> {

@@ -89,6 +89,12 @@ public struct Problem: Error, HTTPResponseError, Sendable {
                 invalidParams: [InvalidParameter(name: name, reason: reason)])
     }
 
+    /// 400 for a path parameter (`{name}` of the route) that cannot be what it names.
+    public static func invalidPathParameter(_ name: String, _ reason: String) -> Problem {
+        Problem(.invalidParameter, status: .badRequest, title: "Invalid parameter", detail: "Path parameter \(name): \(reason).",
+                invalidParams: [InvalidParameter(name: name, reason: reason)])
+    }
+
     /// 401, with the `WWW-Authenticate` challenge RFC 6750 asks for.
     public static func unauthorized(_ detail: String? = nil) -> Problem {
         var problem = Problem(.unauthorized, status: .unauthorized, title: "Authentication required",

@@ -74,10 +74,21 @@ struct WaitBoardResponse: ResponseEncodable, Sendable {
         self.park = park
         self.rides = rows.map { r in
             Item(ride: r.ride.id, name: r.ride.name, type: r.ride.type, estimate: EstimateWire(r.estimate), condition: r.reportedCondition,
-                 posted: r.posted.map { Posted(minutes: $0.minutes, down: $0.minutes == nil, at: $0.at) },
-                 postedModel: Model(intercept: (r.model.intercept * 100).rounded() / 100, slope: (r.model.slope * 1000).rounded() / 1000,
-                                    pairs: r.model.pairs))
+                 posted: r.posted.map(Posted.init), postedModel: Model(r.model))
         }
+    }
+}
+
+extension WaitBoardResponse.Posted {
+    init(_ posted: PostedWait) {
+        self.init(minutes: posted.minutes, down: posted.minutes == nil, at: posted.at)
+    }
+}
+
+extension WaitBoardResponse.Model {
+    /// Rounded to what a reader can use: minutes to the hundredth, the slope to the thousandth.
+    init(_ model: PostedModel) {
+        self.init(intercept: (model.intercept * 100).rounded() / 100, slope: (model.slope * 1000).rounded() / 1000, pairs: model.pairs)
     }
 }
 
