@@ -7,22 +7,24 @@ import Testing
 
 @Suite("Path parameters")
 struct PathParameterTests {
-    /// Every route with `{userId}` in its path, as the router has them: a route added later is
-    /// checked without a change here.
+    /// Every route with an id of a row (`{userId}`, `{photoId}`) in its path, as the router has
+    /// them: a route added later is checked without a change here.
     @Test(arguments: ["search", "0", "-1", "9223372036854775808", "1.5", "1e3"])
-    func aUserIdThatCannotBeOneIsABadParameterOnEveryRoute(_ text: String) async throws {
+    func anIdThatCannotBeOneIsABadParameterOnEveryRoute(_ text: String) async throws {
         try await TestService.withService { s, client in
             let ann = try await client.register("ann")
-            let routes = try buildRouter(s.service).routes.filter { "\($0.path)".contains("{userId}") }
-            #expect(routes.count >= 10, "\(routes.map(\.path))")
-            for route in routes {
-                let uri = "\(route.path)".replacingOccurrences(of: "{userId}", with: text)
-                let response = try await client.execute(uri: uri, method: route.method, headers: ann.auth)
-                let problem = try expectProblem(response, .badRequest, .invalidParameter)
-                let invalid = try #require(problem["invalid-params"] as? [[String: Any]], "\(route.method) \(uri): \(problem)")
-                #expect(invalid.count == 1 && invalid.first?["name"] as? String == "userId", "\(route.method) \(uri): \(problem)")
-                #expect((invalid.first?["reason"] as? String)?.contains("\"\(text)\"") == true, "\(route.method) \(uri): \(problem)")
-                #expect((problem["detail"] as? String)?.hasPrefix("Path parameter userId:") == true, "\(problem)")
+            for (parameter, least) in [("userId", 10), ("photoId", 2)] {
+                let routes = try buildRouter(s.service).routes.filter { "\($0.path)".contains("{\(parameter)}") }
+                #expect(routes.count >= least, "\(routes.map(\.path))")
+                for route in routes {
+                    let uri = "\(route.path)".replacingOccurrences(of: "{\(parameter)}", with: text)
+                    let response = try await client.execute(uri: uri, method: route.method, headers: ann.auth)
+                    let problem = try expectProblem(response, .badRequest, .invalidParameter)
+                    let invalid = try #require(problem["invalid-params"] as? [[String: Any]], "\(route.method) \(uri): \(problem)")
+                    #expect(invalid.count == 1 && invalid.first?["name"] as? String == parameter, "\(route.method) \(uri): \(problem)")
+                    #expect((invalid.first?["reason"] as? String)?.contains("\"\(text)\"") == true, "\(route.method) \(uri): \(problem)")
+                    #expect((problem["detail"] as? String)?.hasPrefix("Path parameter \(parameter):") == true, "\(problem)")
+                }
             }
         }
     }

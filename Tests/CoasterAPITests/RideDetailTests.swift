@@ -98,6 +98,8 @@ struct RideDetailTests {
             let firstRide = clock.now()
             try await SocialTests.ride(client, ghost, Self.millenniumForce, times: 2, clock: clock)
             try await SocialTests.ride(client, bob, Self.millenniumForce, times: 1, clock: clock)
+            // Bob walks the 700 m to Gatekeeper: a ride log needs the walk to have been possible.
+            clock.advance(300)
             try await SocialTests.ride(client, bob, "cedar-point.gatekeeper", times: 1, clock: clock)
 
             try await s.service.housekeeping.settleTallies()
@@ -112,8 +114,8 @@ struct RideDetailTests {
             try await s.service.housekeeping.settleTallies()
             #expect(try Self.community(try await Self.detail(client, as: eve)) == before)
 
-            // Every ride older than it (each was 301 s after the one before).
-            clock.advance(60 + 4 * 301)
+            // Every ride older than it (each was 301 s after the one before, Gatekeeper 300 s more).
+            clock.advance(60 + 4 * 301 + 300)
             try await s.service.housekeeping.settleTallies()
             let after = try Self.community(try await Self.detail(client, as: eve))
             #expect(after.riders == before.riders + 2 && after.rides == before.rides + 3, "\(before) → \(after)")

@@ -35,11 +35,7 @@ struct FriendsController {
     /// id is the caller's mistake (400 naming the parameter), not an unknown user: `GET
     /// /v1/users/search` is not a search.
     static func userID(_ context: AppRequestContext) throws -> UserID {
-        let raw = context.parameters.get("userId") ?? ""
-        guard let id = Int64(raw), id > 0 else {
-            throw Problem.invalidPathParameter("userId", "a user's id is a whole number in 1…\(Int64.max), not \"\(raw)\"")
-        }
-        return UserID(id)
+        UserID(try context.positiveID("userId", "a user's id"))
     }
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> FriendListResponse {

@@ -2,6 +2,18 @@ import CoasterCore
 import Hummingbird
 import HummingbirdCore
 
+extension AppRequestContext {
+    /// A path parameter naming a row by its id: a whole number in 1…Int64.max, or a 400 problem
+    /// naming the parameter (`thing`: "a user's id"), never a 404 that says no such row exists.
+    func positiveID(_ name: String, _ thing: String) throws -> Int64 {
+        let raw = self.parameters.get(name) ?? ""
+        guard let id = Int64(raw), id > 0 else {
+            throw Problem.invalidPathParameter(name, "\(thing) is a whole number in 1…\(Int64.max), not \"\(raw.prefix(64))\"")
+        }
+        return id
+    }
+}
+
 extension Request {
     /// A required query parameter as a finite number, or a 400 problem naming it.
     func requiredNumber(_ name: String) throws -> Double {

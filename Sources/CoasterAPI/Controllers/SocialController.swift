@@ -134,8 +134,7 @@ struct SocialController {
     }
 
     static func photoID(_ context: AppRequestContext) throws -> Int64 {
-        guard let raw = context.parameters.get("photoId"), let id = Int64(raw), id > 0 else { throw PhotoError.noSuchPhoto }
-        return id
+        try context.positiveID("photoId", "a photo's id")
     }
 
     /// A photo the viewer owns or a friend owns; anything else is "no such photo".
