@@ -504,7 +504,7 @@ struct AdminParkTests {
             document["features"] = features
             let created = try await client.send(.put, "/v1/admin/parks/kings-island-copy", as: admin, json: document)
             #expect(created.status == .created)
-            #expect(try json(created.body)["zones"] as? Int == 15)
+            #expect(try json(created.body)["zones"] as? Int == 162)
             let again = try await client.send(.put, "/v1/admin/parks/kings-island-copy", as: admin, json: document)
             #expect(again.status == .ok)
 
