@@ -335,12 +335,14 @@ struct FenceIndexTests {
 
     /// Near a fence, where the cells cannot judge a 10 m circle, the distance to the nearest edge
     /// does: exact geometry is left only the circles whose nearest edge is 9.8–10.3 m away (about a
-    /// tenth of them here, with centres 0–25 m from every vertex of the real parks' fences and zones;
-    /// half when a circle with no edge in reach was not decided).
+    /// tenth of them here, with centres 0–25 m from every vertex of the real parks' fences and lands;
+    /// half when a circle with no edge in reach was not decided). The 25 m circles drawn around ride
+    /// and place points are left out: a 10 m circle beside one is near several of its 33 edges at
+    /// once, which says nothing of how real fences are judged.
     @Test func nearestEdgeDecidesMostCirclesNearAFence() throws {
         var generator = SeededGenerator(seed: 33)
         var cellsAlone = 0, byDistance = 0, left = 0
-        for area in Self.parks.map(\.park.boundary) + Self.parks.flatMap(\.zones).map(\.area) {
+        for area in Self.parks.map(\.park.boundary) + Self.parks.flatMap(\.zones).filter({ $0.kind == .land }).map(\.area) {
             let grid = AreaGrid(area)
             for vertex in area.polygons[0].exterior {
                 let p = Geodesy.destination(from: vertex, azimuth: .random(in: 0..<360, using: &generator), distance: .random(in: 0...25, using: &generator))
