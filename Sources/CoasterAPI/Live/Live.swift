@@ -3,7 +3,8 @@ import CoasterStore
 import Foundation
 import Synchronization
 
-/// Fans friends' location changes out to their friends' live connections (`GET /v1/live`).
+/// Fans friends' location changes out to their friends' live connections (`GET /v1/live`), and a
+/// park's wait and ride-status changes out to its visitors'.
 ///
 /// Each connection has a bounded buffer. Publishing never waits: when a connection's buffer is
 /// full its consumer is too slow, and it is dropped (its stream finishes, the socket closes), so a
@@ -130,15 +131,40 @@ public final class Live: Sendable {
 }
 
 extension Live {
-    /// A ride's estimate changed: tell everyone listening who is visiting its park.
-    func waitChanged(_ row: WaitBoardRow) {
+    /// The connected users on a visit to `park`: who hears of its waits and rides.
+    private func listeners(visiting park: ParkID) -> [UserID] {
         // Ask about the connected users, not the park's visitors: a park has thousands of visitors
         // at a million users, and building that set on every report made reports 3x slower.
         let connected = self.connections.withLock { Array($0.keys) }
-        let listeners = connected.filter { self.people.person($0)?.openVisits.includes(row.ride.park) == true }
+        return connected.filter { self.people.person($0)?.openVisits.includes(park) == true }
+    }
+
+    /// A ride's estimate changed: tell everyone listening who is visiting its park.
+    func waitChanged(_ row: WaitBoardRow) {
+        let listeners = self.listeners(visiting: row.ride.park)
         guard !listeners.isEmpty else { return }
         let message = LiveMessage.wait(ride: row.ride.id, name: row.ride.name, estimate: row.estimate).json
         for user in listeners { self.send(message, to: user) }
+    }
+
+    /// `status` messages one write may send each listener. A posted feed can change every ride of
+    /// a park at once (the park opens), and a message for each would fill a connection's buffer
+    /// (``bufferLimit``) and drop it: past this many, the listener gets one `board` message instead.
+    static let statusBurstLimit = 16
+
+    /// Rides of `park` changed their live status in one write (a report, or a posted feed): tell
+    /// everyone listening who is visiting the park, as ``waitChanged(_:)`` tells them of waits.
+    func statusesChanged(_ changes: [RideStatusChange], in park: ParkID) {
+        guard !changes.isEmpty else { return }
+        let listeners = self.listeners(visiting: park)
+        guard !listeners.isEmpty else { return }
+        let messages = changes.count <= Self.statusBurstLimit
+            ? changes.map { LiveMessage.status($0).json }
+            : [LiveMessage.board(park: park, name: self.fences.index.park(park)?.name ?? park.rawValue, changedRides: changes.count,
+                                 at: self.now()).json]
+        for user in listeners {
+            for message in messages { self.send(message, to: user) }
+        }
     }
 }
 
@@ -159,6 +185,9 @@ enum LiveMessage {
     case location(user: PersonState, shared: SharedLocation, at: Date)
     case transition(user: PersonState, event: Transition.Event, park: ParkID, parkName: String, at: Date)
     case wait(ride: RideID, name: String, estimate: WaitEstimate)
+    case status(RideStatusChange)
+    /// Too many rides changed status at once to send each: read the park's board again.
+    case board(park: ParkID, name: String, changedRides: Int, at: Date)
 
     var json: String {
         var object: [String: Any]
@@ -181,6 +210,12 @@ enum LiveMessage {
             object = ["type": "wait", "ride": ["id": ride.rawValue, "name": name], "status": e.minutes == nil ? "unknown" : "estimated",
                       "reports": e.reports, "trustedReports": e.trustedReports]
             if let m = e.minutes, let low = e.low, let high = e.high { object.merge(["minutes": m, "low": low, "high": high]) { $1 } }
+        case .status(let change):
+            object = ["type": "status", "ride": ["id": change.ride.rawValue, "name": change.name], "status": change.current.status.rawValue,
+                      "previous": change.previous.status.rawValue, "at": change.at.formatted(.iso8601)]
+            if let source = change.current.source { object["source"] = source.rawValue }
+        case .board(let park, let name, let changedRides, let at):
+            object = ["type": "board", "park": ["id": park.rawValue, "name": name], "changedRides": changedRides, "at": at.formatted(.iso8601)]
         case .transition(let user, let event, let park, let name, let at):
             object = ["type": "transition", "user": Self.user(user), "event": event.rawValue, "park": ["id": park.rawValue, "name": name],
                       "at": at.formatted(.iso8601)]

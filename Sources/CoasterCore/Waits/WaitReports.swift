@@ -101,3 +101,61 @@ public struct RideStatusRules: Hashable, Sendable {
         return score.max { ($0.value, $0.key.rawValue) < ($1.value, $1.key.rawValue) }?.key
     }
 }
+
+/// What a ride is doing now, as the service tells it: the wait board's `status` and the `status`
+/// live message (README "Waits").
+public enum RideLiveStatus: String, Sendable, Codable, CaseIterable {
+    case operating, down, closed, unknown
+
+    init(_ condition: RideCondition) {
+        switch condition {
+        case .operating: self = .operating
+        case .down: self = .down
+        case .closed: self = .closed
+        }
+    }
+}
+
+/// A ride's live status and the evidence that settled it.
+public struct RideLiveState: Hashable, Sendable {
+    public enum Source: String, Hashable, Sendable, Codable, CaseIterable {
+        /// Visitors: their status reports, or their reported and timed waits.
+        case crowd
+        /// The park's posted-wait feed.
+        case posted
+    }
+
+    public var status: RideLiveStatus
+    /// `nil` when the status is unknown.
+    public var source: Source?
+
+    public static let unknown = RideLiveState(status: .unknown, source: nil)
+
+    public init(status: RideLiveStatus, source: Source?) {
+        self.status = status
+        self.source = source
+    }
+}
+
+extension RideStatusRules {
+    /// A ride's live status, from the first of these that speaks:
+    /// 1. the crowd's verdict (``consensus(_:now:)``), when anyone reported the ride's status in
+    ///    the last ``window`` seconds: people at the ride outrank the park's feed, which parks are
+    ///    known to update late when a ride breaks down;
+    /// 2. the park's newest posted wait, if it is current (``WaitEstimator/isCurrent(_:now:)``):
+    ///    `down` when the park shows the ride down, else `operating`;
+    /// 3. `operating`, if anyone reported or timed a wait within the estimator's window: they rode it;
+    /// 4. `unknown`.
+    ///
+    /// `posted` and `recentWaits` are called only when what comes before them does not settle the
+    /// status, so a caller that reads them from the database reads no more than the answer needs.
+    public func liveState(verdict: RideCondition?, posted: () throws -> PostedWait?, recentWaits: () throws -> Bool,
+                          estimator: WaitEstimator, now: Date) rethrows -> RideLiveState {
+        if let verdict { return RideLiveState(status: RideLiveStatus(verdict), source: .crowd) }
+        if let posted = try posted(), estimator.isCurrent(posted, now: now) {
+            return RideLiveState(status: posted.minutes == nil ? .down : .operating, source: .posted)
+        }
+        if try recentWaits() { return RideLiveState(status: .operating, source: .crowd) }
+        return .unknown
+    }
+}
