@@ -112,6 +112,7 @@ public final class Live: Sendable {
             return []
         }
         let visiting = person.visiting(at: now, timeout: self.policy.checkins.visitTimeout)
+        let rules = NearbyRules(privacy: self.policy.privacy, visitTimeout: self.policy.checkins.visitTimeout)
         for friend in person.friends where !person.blocks.contains(friend) {
             guard let fix = person.latest,
                   let shared = self.policy.privacy.view(fix, sharing: person.sharing, visiting: visiting,
@@ -124,7 +125,11 @@ public final class Live: Sendable {
                 if case .parkOnly(let together) = shared, !together.contains($0.park) { return nil }
                 return .transition(user: person, event: $0.event, park: $0.park, parkName: index.park($0.park)?.name ?? $0.park.rawValue, at: $0.at)
             }
-            messages.append(.location(user: person, shared: shared, at: fix.recordedAt))
+            // Named as friends nearby names them, by the same rule: what this friend may see.
+            let place = rules.place(of: person, as: shared, now: now, index: index)
+            messages.append(.location(user: person, shared: shared, at: fix.recordedAt,
+                                      park: place.park.flatMap { NearbyResponse.Place.park($0, in: index) },
+                                      zone: place.zone.flatMap { NearbyResponse.Place.zone(index.zoneID(at: $0), in: index) }))
             for message in messages { self.send(message.json, to: friend) }
         }
     }
@@ -182,7 +187,8 @@ extension Live {
 enum LiveMessage {
     case hello(user: UserID, heartbeat: TimeInterval)
     case heartbeat(at: Date)
-    case location(user: PersonState, shared: SharedLocation, at: Date)
+    /// `park` and `zone` as friends nearby shows them to this viewer (``NearbyRules/place(of:as:now:index:)``).
+    case location(user: PersonState, shared: SharedLocation, at: Date, park: NearbyResponse.Place?, zone: NearbyResponse.Place?)
     case transition(user: PersonState, event: Transition.Event, park: ParkID, parkName: String, at: Date)
     case wait(ride: RideID, name: String, estimate: WaitEstimate)
     case status(RideStatusChange)
@@ -196,8 +202,10 @@ enum LiveMessage {
             object = ["type": "hello", "user": user.rawValue, "heartbeatSeconds": heartbeat]
         case .heartbeat(let at):
             object = ["type": "heartbeat", "at": at.formatted(.iso8601)]
-        case .location(let user, let shared, let at):
+        case .location(let user, let shared, let at, let park, let zone):
             object = ["type": "location", "user": Self.user(user), "at": at.formatted(.iso8601)]
+            if let park { object["park"] = Self.place(park) }
+            if let zone { object["zone"] = Self.place(zone) }
             switch shared {
             case .exact(let c, let acc):
                 object.merge(["precision": "exact", "lat": c.lat, "lon": c.lon, "accuracy": acc]) { $1 }
@@ -226,5 +234,11 @@ enum LiveMessage {
 
     private static func user(_ p: PersonState) -> [String: Any] {
         ["id": p.id.rawValue, "username": p.username, "displayName": p.displayName]
+    }
+
+    private static func place(_ p: NearbyResponse.Place) -> [String: Any] {
+        var object: [String: Any] = ["id": p.id, "name": p.name]
+        if let kind = p.kind { object["kind"] = kind.rawValue }
+        return object
     }
 }
