@@ -194,7 +194,7 @@ public func buildRouter(_ service: Service) throws -> Router<AppRequestContext> 
                                          now: service.now).endpoints)
 
     let admins = router.group("v1/admin").add(middleware: RequireAdmin())
-    admins.addRoutes(AdminController(store: service.store, fences: service.fences).endpoints)
+    admins.addRoutes(AdminController(store: service.store, fences: service.fences, live: service.live, policy: service.location).endpoints)
     // Last: it wraps only the not-found responder.
     router.add(middleware: AllowedMethodsMiddleware(routes: router.routes))
     return router

@@ -229,7 +229,7 @@ extension Store {
     /// - Returns: the entry, with the evidence behind it, and how many times the rider has now
     ///   ridden it.
     public func logRide(user: UserID, ride rideID: RideID, visitTimeout: TimeInterval, policy: RideLogPolicy = RideLogPolicy(),
-                        statusRules: RideStatusRules = RideStatusRules()) async throws -> Result<(RideLogEntry, Int), RideLogRefusal> {
+                        statusRules: RideStatusRules = RideStatusRules(), estimator: WaitEstimator = WaitEstimator()) async throws -> Result<(RideLogEntry, Int), RideLogRefusal> {
         let now = self.now()
         let t = now.timeIntervalSince1970
         return try await self.pool.write { db in
@@ -237,8 +237,11 @@ extension Store {
                 arguments: [rideID.rawValue])?.ride
             else { throw RideError.noSuchRide }
             guard ride.status == .operating else { return .failure(.notOperating(ride.status)) }
-            if let live = try Self.liveStatus(ride, statusRules: statusRules, now: now, db), live.condition != .operating {
-                return .failure(.reported(live.condition, source: live.source))
+            // The same rule as the wait board and the live status pushes.
+            var live = try LiveEvidence(ride: ride.id, statusRules: statusRules, estimator: estimator, now: now, db)
+            let state = try live.state(db)
+            if state.status == .down || state.status == .closed {
+                return .failure(.reported(state.status == .down ? .down : .closed, source: state.source == .posted ? .posted : .crowd))
             }
             try Self.closeStaleVisits(user, now: now, timeout: visitTimeout, db)
             guard let visit = try Self.openVisit(user, park: ride.park, db) else { return .failure(.notCheckedIn) }
@@ -256,21 +259,6 @@ extension Store {
                 arguments: [user.rawValue, rideID.rawValue]) ?? 0
             return .success((entry, count))
         }
-    }
-
-    /// The ride's freshest status, from its newest posted row and the crowd's reports in the window.
-    static func liveStatus(_ ride: Ride, statusRules: RideStatusRules, now: Date, _ db: Database) throws -> RideLiveStatus? {
-        let t = now.timeIntervalSince1970
-        let posted = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT at, minutes FROM posted_waits WHERE ride_id = ? AND at <= ? ORDER BY at DESC LIMIT 1
-            """), arguments: [ride.id.rawValue, t]).map { PostedWait(minutes: $0["minutes"], at: Date(timeIntervalSince1970: $0["at"])) }
-        let reports = try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT user_id, condition, max(at) AS at FROM status_reports WHERE ride_id = ? AND at > ? AND at <= ? GROUP BY user_id
-            """), arguments: [ride.id.rawValue, t - statusRules.window, t]).map {
-            StatusReport(user: UserID($0["user_id"] as Int64), condition: RideCondition(rawValue: $0["condition"]) ?? .operating,
-                         at: Date(timeIntervalSince1970: $0["at"]))
-        }
-        return statusRules.current(posted: posted, reports: reports, now: now)
     }
 
     /// Why `next` cannot be logged yet after the rider's last logged ride, if it cannot: the same

@@ -25,6 +25,34 @@ public struct WaitBoardRow: Hashable, Sendable {
     public var reportedCondition: RideCondition?
     /// The posted-to-actual model in force for this part of the day.
     public var model: PostedModel
+    /// What the ride is doing now (``RideStatusRules/liveState(statuses:posted:recentWaits:estimator:now:)``).
+    public var status: RideLiveState
+}
+
+/// A write changed a ride's live status: what listeners in its park are told.
+public struct RideStatusChange: Hashable, Sendable {
+    public var ride: RideID
+    public var name: String
+    public var previous: RideLiveState
+    public var current: RideLiveState
+    /// When the evidence that settled ``current`` was made: the report, or the posted row.
+    public var at: Date
+}
+
+/// A crowd report the store accepted.
+public struct AcceptedReport: Hashable, Sendable {
+    public var at: Date
+    /// The crowd's verdict on the ride's condition after the report.
+    public var verdict: RideCondition?
+    /// Set when the report changed the ride's live status.
+    public var statusChange: RideStatusChange?
+}
+
+/// What loading a posted-wait feed wrote and changed.
+public struct PostedWaitsLoad: Hashable, Sendable {
+    public var loaded: Int
+    /// The rides whose live status the feed changed, in ride order.
+    public var statusChanges: [RideStatusChange]
 }
 
 /// One bucket of a ride's wait history.
@@ -61,39 +89,58 @@ extension Store {
     }
 
     /// Records a crowd wait report after checking the reporter may make it.
+    ///
+    /// The ride's live status before and after the report is worked out in the same transaction,
+    /// so that concurrent reports each see the status the one before left: exactly one of them
+    /// reports a change. The status after is derived from what was read before plus the report,
+    /// not read again; what the status needs beyond the crowd's reports is read only when the rule
+    /// asks for it.
     /// - Returns: `nil` if the ride is not listed.
     public func reportWait(user: UserID, ride: RideID, minutes: Double, policy: WaitReportPolicy, visitTimeout: TimeInterval,
-                           index: FenceIndex) async throws -> Result<Date, WaitReportRefusal>? {
+                           index: FenceIndex, estimator: WaitEstimator, statusRules: RideStatusRules) async throws -> Result<AcceptedReport, WaitReportRefusal>? {
         try await self.pool.write { db in
             // Read inside the transaction: a report committed while this one waited is never "later".
             let now = self.now()
             guard let check = try Self.reportCheck(user: user, ride: ride, table: "wait_reports", policy: policy,
                                                    visitTimeout: visitTimeout, index: index, now: now, db)
             else { return nil }
-            guard case .success(let park) = check else { return check.map { _ in now } }
+            guard case .success(let (park, name)) = check else { return check.map { _ in AcceptedReport(at: now) } }
+            var evidence = try LiveEvidence(ride: ride, statusRules: statusRules, estimator: estimator, now: now, db)
+            let before = try evidence.state(db)
             try db.cachedStatement(sql: """
                 INSERT INTO wait_reports (user_id, ride_id, minutes, source, at, entered_at, trust) VALUES (?, ?, ?, 'crowd', ?, ?, ?)
                 """).execute(arguments: [user.rawValue, ride.rawValue, minutes, now.timeIntervalSince1970, now.timeIntervalSince1970 - minutes * 60,
                                          try Self.reporterTrust(user, now: now, db)])
             self.waitBoards.touched(park)
-            return .success(now)
+            evidence.recentWaits = true
+            let after = try evidence.state(db)
+            return .success(AcceptedReport(at: now, verdict: evidence.verdict,
+                                           statusChange: RideStatusChange(ride: ride, name: name, before, after, crowdAt: now)))
         }
     }
 
-    /// Records a ride-status report after the same checks as a wait report.
+    /// Records a ride-status report after the same checks as a wait report, and works out the
+    /// ride's live status before and after it as ``reportWait(user:ride:minutes:policy:visitTimeout:index:estimator:statusRules:)`` does.
     public func reportStatus(user: UserID, ride: RideID, condition: RideCondition, policy: WaitReportPolicy, visitTimeout: TimeInterval,
-                             index: FenceIndex) async throws -> Result<Date, WaitReportRefusal>? {
+                             index: FenceIndex, estimator: WaitEstimator, statusRules: RideStatusRules) async throws -> Result<AcceptedReport, WaitReportRefusal>? {
         try await self.pool.write { db in
             // Read inside the transaction: a report committed while this one waited is never "later".
             let now = self.now()
             guard let check = try Self.reportCheck(user: user, ride: ride, table: "status_reports", policy: policy,
                                                    visitTimeout: visitTimeout, index: index, now: now, db)
             else { return nil }
-            guard case .success(let park) = check else { return check.map { _ in now } }
+            guard case .success(let (park, name)) = check else { return check.map { _ in AcceptedReport(at: now) } }
+            var evidence = try LiveEvidence(ride: ride, statusRules: statusRules, estimator: estimator, now: now, db)
+            let before = try evidence.state(db)
             try db.cachedStatement(sql: "INSERT INTO status_reports (user_id, ride_id, condition, at) VALUES (?, ?, ?, ?)")
                 .execute(arguments: [user.rawValue, ride.rawValue, condition.rawValue, now.timeIntervalSince1970])
             self.waitBoards.touched(park)
-            return .success(now)
+            // What the status query would now return: the reporter's newest report is this one.
+            evidence.statuses.removeAll { $0.user == user }
+            evidence.statuses.append(StatusReport(user: user, condition: condition, at: Date(timeIntervalSince1970: now.timeIntervalSince1970)))
+            let after = try evidence.state(db)
+            return .success(AcceptedReport(at: now, verdict: evidence.verdict,
+                                           statusChange: RideStatusChange(ride: ride, name: name, before, after, crowdAt: now)))
         }
     }
 
@@ -105,11 +152,13 @@ extension Store {
         }
     }
 
+    /// The ride's park and name if the reporter may report it.
     private static func reportCheck(user: UserID, ride: RideID, table: String, policy: WaitReportPolicy, visitTimeout: TimeInterval,
-                                    index: FenceIndex, now: Date, _ db: Database) throws -> Result<ParkID, WaitReportRefusal>? {
-        guard let park = try String.fetchOne(db.cachedStatement(sql: "SELECT park_id FROM rides WHERE id = ? AND listed = 1"),
+                                    index: FenceIndex, now: Date, _ db: Database) throws -> Result<(ParkID, String), WaitReportRefusal>? {
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT park_id, name FROM rides WHERE id = ? AND listed = 1"),
             arguments: [ride.rawValue])
         else { return nil }
+        let park: String = row["park_id"], name: String = row["name"]
         try Self.closeStaleVisits(user, now: now, timeout: visitTimeout, db)
         let visiting = try Self.openVisit(user, park: ParkID(rawValue: park), db) != nil
         let zones = try String.fetchAll(db.cachedStatement(sql: "SELECT id FROM zones WHERE ride_id = ? AND kind IN ('ride', 'queue')"),
@@ -119,23 +168,47 @@ extension Store {
             db.cachedStatement(sql: "SELECT max(at) FROM \(table) WHERE user_id = ? AND ride_id = ?\(crowdOnly)"),
             arguments: [user.rawValue, ride.rawValue]).map(Date.init(timeIntervalSince1970:))
         return policy.check(latest: try Self.trackState(user, db).latest, visiting: visiting, zones: Set(zones.map(ZoneID.init(rawValue:))),
-                            lastReport: lastReport, index: index, now: now).map { ParkID(rawValue: park) }
+                            lastReport: lastReport, index: index, now: now).map { (ParkID(rawValue: park), name) }
     }
 
     /// Loads a park's posted waits (replacing rows with the same ride and time). Every row must name
     /// a listed ride of the park, or nothing is written.
-    public func loadPostedWaits(park: ParkID, _ entries: [PostedWaitEntry]) async throws -> Int {
+    ///
+    /// The live status of each ride the feed names is worked out before and after in the same
+    /// transaction; the changes come back in the park's ride order, at most one per listed ride of
+    /// the park.
+    @discardableResult
+    public func loadPostedWaits(park: ParkID, _ entries: [PostedWaitEntry], estimator: WaitEstimator = WaitEstimator(),
+                                statusRules: RideStatusRules = RideStatusRules()) async throws -> PostedWaitsLoad {
         try await self.pool.write { db in
-            let rides = Set(try String.fetchAll(db.cachedStatement(sql: "SELECT id FROM rides WHERE park_id = ? AND listed = 1"),
-                arguments: [park.rawValue]))
-            let unknown = entries.enumerated().filter { !rides.contains($0.element.ride.rawValue) }.map { ($0.offset, $0.element.ride.rawValue) }
+            let now = self.now()
+            let listed = try Row.fetchAll(db.cachedStatement(sql: "SELECT id, name FROM rides WHERE park_id = ? AND listed = 1 ORDER BY position"),
+                arguments: [park.rawValue]).map { (id: RideID(rawValue: $0["id"]), name: $0["name"] as String) }
+            let rides = Set(listed.map(\.id))
+            let unknown = entries.enumerated().filter { !rides.contains($0.element.ride) }.map { ($0.offset, $0.element.ride.rawValue) }
             guard unknown.isEmpty else { throw PostedWaitError.unknownRides(Array(unknown.prefix(100))) }
+            let named = Set(entries.map(\.ride))
+            var watched: [(id: RideID, name: String, evidence: LiveEvidence, before: RideLiveState)] = []
+            for ride in listed where named.contains(ride.id) {
+                var evidence = try LiveEvidence(ride: ride.id, statusRules: statusRules, estimator: estimator, now: now, db)
+                let before = try evidence.state(db)
+                watched.append((ride.id, ride.name, evidence, before))
+            }
             let insert = try db.cachedStatement(sql: "INSERT OR REPLACE INTO posted_waits (ride_id, at, minutes) VALUES (?, ?, ?)")
             for e in entries {
                 try insert.execute(arguments: [e.ride.rawValue, e.at.timeIntervalSince1970, e.minutes])
             }
             self.waitBoards.touched(park, rows: entries.count)
-            return entries.count
+            var changes: [RideStatusChange] = []
+            for var ride in watched {
+                let newest = try Self.newestPosted(ride.id, now: now, db)
+                ride.evidence.posted = .some(newest)
+                let after = try ride.evidence.state(db)
+                guard after != ride.before else { continue }
+                changes.append(RideStatusChange(ride: ride.id, name: ride.name, previous: ride.before, current: after,
+                                                at: after.source == .posted ? newest?.at ?? now : now))
+            }
+            return PostedWaitsLoad(loaded: entries.count, statusChanges: changes)
         }
     }
 
@@ -194,18 +267,40 @@ extension Store {
             WaitObservation(user: UserID($0["user_id"] as Int64), minutes: $0["minutes"], at: Date(timeIntervalSince1970: $0["at"]),
                             source: WaitObservation.Source(rawValue: $0["source"]) ?? .crowd, trust: $0["trust"])
         }
-        let posted = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT at, minutes FROM posted_waits WHERE ride_id = ? AND at <= ? ORDER BY at DESC LIMIT 1
-            """), arguments: [ride.id.rawValue, t]).map { PostedWait(minutes: $0["minutes"], at: Date(timeIntervalSince1970: $0["at"])) }
+        let posted = try Self.newestPosted(ride.id, now: now, db)
         let model = try Self.postedModel(ride, before: now, db)
-        let statuses = try Row.fetchAll(db.cachedStatement(sql: """
+        let statuses = try Self.statusReports(ride.id, rules: statusRules, now: now, db)
+        let verdict = statusRules.consensus(statuses, now: now)
+        // The observations above are what `recentWaits` asks for (the same rows as `LiveEvidence` reads).
+        let status = statusRules.liveState(statuses: statuses, posted: { posted }, recentWaits: { !observations.isEmpty }, estimator: estimator, now: now)
+        return WaitBoardRow(ride: ride, estimate: estimator.estimate(observations: observations, posted: posted, model: model, now: now),
+                            posted: posted, reportedCondition: verdict, model: model, status: status)
+    }
+
+    /// The park's newest posted wait for the ride at or before `now`.
+    static func newestPosted(_ ride: RideID, now: Date, _ db: Database) throws -> PostedWait? {
+        try Row.fetchOne(db.cachedStatement(sql: """
+            SELECT at, minutes FROM posted_waits WHERE ride_id = ? AND at <= ? ORDER BY at DESC LIMIT 1
+            """), arguments: [ride.rawValue, now.timeIntervalSince1970]).map { PostedWait(minutes: $0["minutes"], at: Date(timeIntervalSince1970: $0["at"])) }
+    }
+
+    /// Each person's newest status report of the ride within the rules' window: the consensus's votes.
+    static func statusReports(_ ride: RideID, rules: RideStatusRules, now: Date, _ db: Database) throws -> [StatusReport] {
+        let t = now.timeIntervalSince1970
+        return try Row.fetchAll(db.cachedStatement(sql: """
             SELECT user_id, condition, max(at) AS at FROM status_reports WHERE ride_id = ? AND at > ? AND at <= ? GROUP BY user_id
-            """), arguments: [ride.id.rawValue, t - statusRules.window, t]).map {
+            """), arguments: [ride.rawValue, t - rules.window, t]).map {
             StatusReport(user: UserID($0["user_id"] as Int64), condition: RideCondition(rawValue: $0["condition"]) ?? .operating,
                          at: Date(timeIntervalSince1970: $0["at"]))
         }
-        return WaitBoardRow(ride: ride, estimate: estimator.estimate(observations: observations, posted: posted, model: model, now: now),
-                            posted: posted, reportedCondition: statusRules.consensus(statuses, now: now), model: model)
+    }
+
+    /// Whether anyone reported or timed a wait for the ride within the estimator's window: whether
+    /// the board's observations of it are not empty.
+    static func hasRecentWaits(_ ride: RideID, estimator: WaitEstimator, now: Date, _ db: Database) throws -> Bool {
+        let t = now.timeIntervalSince1970
+        return try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM wait_reports WHERE ride_id = ? AND at > ? AND at <= ?)"),
+            arguments: [ride.rawValue, t - estimator.window, t]) ?? false
     }
 
     /// The ride's posted-to-actual model for the part of the day `now` is in (park time), learned
@@ -286,4 +381,62 @@ extension Store {
                                  try Self.reporterTrust(user, now: Date(timeIntervalSince1970: boardedAt), db)])
         boards.touched(ParkID(rawValue: park))
     }
+}
+
+/// What one ride's live status rests on, inside a write transaction: the status votes and the
+/// posted wait (the fresher of the two settles most rides), and recent waits once the rule asks
+/// for them (``RideStatusRules/liveState(statuses:posted:recentWaits:estimator:now:)``). A write
+/// sets what it changed, and the status after it is worked out without reading again what it
+/// did not change.
+struct LiveEvidence {
+    let ride: RideID
+    let statusRules: RideStatusRules
+    let estimator: WaitEstimator
+    let now: Date
+    var statuses: [StatusReport]
+    /// `nil` until read.
+    var posted: PostedWait??
+    var recentWaits: Bool?
+
+    init(ride: RideID, statusRules: RideStatusRules, estimator: WaitEstimator, now: Date, _ db: Database) throws {
+        self.ride = ride
+        self.statusRules = statusRules
+        self.estimator = estimator
+        self.now = now
+        self.statuses = try Store.statusReports(ride, rules: statusRules, now: now, db)
+    }
+
+    var verdict: RideCondition? { self.statusRules.consensus(self.statuses, now: self.now) }
+
+    mutating func state(_ db: Database) throws -> RideLiveState {
+        // Copied out: the closures below write to `self` while the rule runs.
+        let rules = self.statusRules, estimator = self.estimator, now = self.now, statuses = self.statuses
+        return try rules.liveState(
+            statuses: statuses,
+            posted: {
+                if let posted = self.posted { return posted }
+                let read = try Store.newestPosted(self.ride, now: self.now, db)
+                self.posted = .some(read)
+                return read
+            },
+            recentWaits: {
+                if let recent = self.recentWaits { return recent }
+                let read = try Store.hasRecentWaits(self.ride, estimator: self.estimator, now: self.now, db)
+                self.recentWaits = read
+                return read
+            },
+            estimator: estimator, now: now)
+    }
+}
+
+extension RideStatusChange {
+    /// The change a crowd report at `crowdAt` made, if any.
+    init?(ride: RideID, name: String, _ before: RideLiveState, _ after: RideLiveState, crowdAt: Date) {
+        guard before != after else { return nil }
+        self.init(ride: ride, name: name, previous: before, current: after, at: crowdAt)
+    }
+}
+
+extension AcceptedReport {
+    init(at: Date) { self.init(at: at, verdict: nil, statusChange: nil) }
 }

@@ -40,7 +40,7 @@ struct Waits: AsyncParsableCommand {
             do {
                 let rows = try PostedWaitFeed.parse(data, park: parkID, timeZone: TimeZone(identifier: summary.timeZone) ?? .gmt,
                                                     csv: self.file.lowercased().hasSuffix(".csv"))
-                let loaded = try await store.loadPostedWaits(park: parkID, rows.map { PostedWaitEntry(ride: $0.ride, at: $0.at, minutes: $0.minutes) })
+                let loaded = try await store.loadPostedWaits(park: parkID, rows.map { PostedWaitEntry(ride: $0.ride, at: $0.at, minutes: $0.minutes) }).loaded
                 print("Loaded \(loaded) posted waits for \(summary.name).")
             } catch let rejection as ImportRejection {
                 print("\(self.file): INVALID, nothing written:")

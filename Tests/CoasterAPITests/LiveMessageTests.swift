@@ -18,7 +18,7 @@ struct LiveMessageTests {
                                      sharing: SharingSettings(precision: precision), friends: [UserID(1)])
             let shared = try #require(privacy.view(fix, sharing: person.sharing, visiting: person.visiting(at: now, timeout: 3600),
                                                    viewerVisiting: ["cedar-point"], viewer: UserID(1), relationship: .friends, now: now))
-            let text = LiveMessage.location(user: person, shared: shared, at: fix.recordedAt).json
+            let text = LiveMessage.location(user: person, shared: shared, at: fix.recordedAt, park: nil, zone: nil).json
             return try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
         }
         let exact = try pushed(.exact)

@@ -114,18 +114,22 @@ import Testing
 
 @Suite struct RideLogRulesTests {
     @Test func theFreshestWordOnARideWins() {
-        let rules = RideStatusRules()
+        let rules = RideStatusRules(), estimator = WaitEstimator()
         let now = Date(timeIntervalSince1970: 1_800_000_000)
+        func state(_ posted: PostedWait?, _ statuses: [StatusReport], recent: Bool = false) -> RideLiveState {
+            rules.liveState(statuses: statuses, posted: { posted }, recentWaits: { recent }, estimator: estimator, now: now)
+        }
         let crowd = [StatusReport(user: UserID(1), condition: .down, at: now.addingTimeInterval(-300)),
                      StatusReport(user: UserID(2), condition: .down, at: now.addingTimeInterval(-200))]
-        #expect(rules.current(posted: nil, reports: [], now: now) == nil)
-        #expect(rules.current(posted: nil, reports: crowd, now: now) == RideLiveStatus(condition: .down, source: .crowd, at: now.addingTimeInterval(-200)))
-        let newer = PostedWait(minutes: 30, at: now.addingTimeInterval(-100))
-        #expect(rules.current(posted: newer, reports: crowd, now: now)?.condition == .operating)
-        let older = PostedWait(minutes: 30, at: now.addingTimeInterval(-600))
-        #expect(rules.current(posted: older, reports: crowd, now: now)?.condition == .down)
+        #expect(state(nil, []) == .unknown)
+        #expect(state(nil, [], recent: true) == RideLiveState(status: .operating, source: .crowd))
+        #expect(state(nil, crowd) == RideLiveState(status: .down, source: .crowd))
+        // The feed newer than the crowd's newest agreeing report speaks; older, it does not.
+        #expect(state(PostedWait(minutes: 30, at: now.addingTimeInterval(-100)), crowd) == RideLiveState(status: .operating, source: .posted))
+        #expect(state(PostedWait(minutes: 30, at: now.addingTimeInterval(-250)), crowd) == RideLiveState(status: .down, source: .crowd))
+        #expect(state(PostedWait(minutes: nil, at: now.addingTimeInterval(-60)), []) == RideLiveState(status: .down, source: .posted))
         // A posted row two hours old speaks for nothing.
-        #expect(rules.current(posted: PostedWait(minutes: nil, at: now.addingTimeInterval(-7200)), reports: [], now: now) == nil)
+        #expect(state(PostedWait(minutes: nil, at: now.addingTimeInterval(-7200)), []) == .unknown)
     }
 
     @Test func theWalkIsMeasuredBetweenFootprints() throws {

@@ -8,6 +8,8 @@ import Logging
 struct AdminController {
     let store: Store
     let fences: Fences
+    let live: Live
+    let policy: LocationPolicy
 
     var endpoints: RouteCollection<AppRequestContext> {
         let routes = RouteCollection(context: AppRequestContext.self)
@@ -16,7 +18,8 @@ struct AdminController {
         return routes
     }
 
-    /// Loads a park's official posted waits: CSV (`Content-Type: text/csv`) or a JSON array.
+    /// Loads a park's official posted waits: CSV (`Content-Type: text/csv`) or a JSON array; the
+    /// rides whose live status it changed are pushed to the park's live visitors.
     @Sendable func putPostedWaits(_ request: Request, context: AppRequestContext) async throws -> PostedWaitsResponse {
         let id = try ParksController.parkID(context)
         guard let summary = try await self.store.parkSummaries().first(where: { $0.id == id }) else { throw ParksController.noSuchPark(id) }
@@ -32,8 +35,10 @@ struct AdminController {
                           detail: "Nothing was written. \(error.issues.first?.description ?? "")",
                           errors: error.issues.map { Problem.BodyError(pointer: $0.pointer, feature: $0.feature, detail: $0.reason) })
         }
-        let loaded = try await self.store.loadPostedWaits(park: id, rows.map { PostedWaitEntry(ride: $0.ride, at: $0.at, minutes: $0.minutes) })
-        return PostedWaitsResponse(park: id, loaded: loaded)
+        let load = try await self.store.loadPostedWaits(park: id, rows.map { PostedWaitEntry(ride: $0.ride, at: $0.at, minutes: $0.minutes) },
+                                                        estimator: self.policy.estimator, statusRules: self.policy.statusRules)
+        self.live.statusesChanged(load.statusChanges, in: id)
+        return PostedWaitsResponse(park: id, loaded: load.loaded)
     }
 
     /// Loads or replaces one park from a GeoJSON FeatureCollection, through exactly the validation

@@ -38,7 +38,8 @@ struct RidesController {
         let raw = try context.parameters.require("rideId")
         let ride = RideID(rawValue: raw)
         switch try await self.store.logRide(user: me.id, ride: ride, visitTimeout: self.policy.checkins.visitTimeout,
-                                            policy: self.policy.rideLogs, statusRules: self.policy.statusRules) {
+                                            policy: self.policy.rideLogs, statusRules: self.policy.statusRules,
+                                            estimator: self.policy.estimator) {
         case .success(let (entry, count)):
             return EditedResponse(status: .created, response: RideLoggedResponse(log: RideLogWire(entry), count: count))
         case .failure(.notCheckedIn):

@@ -35,12 +35,14 @@ struct WaitsController {
             throw Problem.invalidField("/minutes", "a wait in minutes, \(Int(self.policy.waits.minutes.lowerBound))…\(Int(self.policy.waits.minutes.upperBound))")
         }
         let outcome = try await self.store.reportWait(user: me.id, ride: ride, minutes: body.minutes, policy: self.policy.waits,
-                                                      visitTimeout: self.policy.checkins.visitTimeout, index: self.fences.index)
-        let at = try await self.checked(outcome, user: me.id, ride: ride, status: false)
+                                                      visitTimeout: self.policy.checkins.visitTimeout, index: self.fences.index,
+                                                      estimator: self.policy.estimator, statusRules: self.policy.statusRules)
+        let accepted = try await self.checked(outcome, user: me.id, ride: ride, status: false)
         guard let row = try await self.store.waitEstimate(ride: ride, estimator: self.policy.estimator, statusRules: self.policy.statusRules)
         else { throw RideError.noSuchRide }
         self.live.waitChanged(row)
-        return EditedResponse(status: .created, response: WaitReportResponse(ride: ride, reportedAt: at, estimate: EstimateWire(row.estimate)))
+        if let change = accepted.statusChange { self.live.statusesChanged([change], in: ride.park) }
+        return EditedResponse(status: .created, response: WaitReportResponse(ride: ride, reportedAt: accepted.at, estimate: EstimateWire(row.estimate)))
     }
 
     @Sendable func reportStatus(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<StatusReportResponse> {
@@ -48,16 +50,17 @@ struct WaitsController {
         let ride = RideID(rawValue: try context.parameters.require("rideId"))
         let body = try await request.decodeJSON(as: StatusBody.self, context: context)
         let outcome = try await self.store.reportStatus(user: me.id, ride: ride, condition: body.status, policy: self.policy.waits,
-                                                        visitTimeout: self.policy.checkins.visitTimeout, index: self.fences.index)
-        let at = try await self.checked(outcome, user: me.id, ride: ride, status: true)
-        let row = try await self.store.waitEstimate(ride: ride, estimator: self.policy.estimator, statusRules: self.policy.statusRules)
-        return EditedResponse(status: .created, response: StatusReportResponse(ride: ride, reportedAt: at, condition: row?.reportedCondition))
+                                                        visitTimeout: self.policy.checkins.visitTimeout, index: self.fences.index,
+                                                        estimator: self.policy.estimator, statusRules: self.policy.statusRules)
+        let accepted = try await self.checked(outcome, user: me.id, ride: ride, status: true)
+        if let change = accepted.statusChange { self.live.statusesChanged([change], in: ride.park) }
+        return EditedResponse(status: .created, response: StatusReportResponse(ride: ride, reportedAt: accepted.at, condition: accepted.verdict))
     }
 
-    private func checked(_ outcome: Result<Date, WaitReportRefusal>?, user: UserID, ride: RideID, status: Bool) async throws -> Date {
+    private func checked(_ outcome: Result<AcceptedReport, WaitReportRefusal>?, user: UserID, ride: RideID, status: Bool) async throws -> AcceptedReport {
         switch outcome {
         case nil: throw RideError.noSuchRide
-        case .success(let at)?: return at
+        case .success(let accepted)?: return accepted
         case .failure(.tooSoon)?:
             let last = try await self.store.lastReport(user: user, ride: ride, status: status) ?? self.now()
             var p = Problem.tooManyRequests("You reported this ride less than \(Int(self.policy.waits.window / 60)) minutes ago.",

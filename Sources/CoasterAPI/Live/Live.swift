@@ -3,7 +3,8 @@ import CoasterStore
 import Foundation
 import Synchronization
 
-/// Fans friends' location changes out to their friends' live connections (`GET /v1/live`).
+/// Fans friends' location changes out to their friends' live connections (`GET /v1/live`), and a
+/// park's wait and ride-status changes out to its visitors'.
 ///
 /// Each connection has a bounded buffer. Publishing never waits: when a connection's buffer is
 /// full its consumer is too slow, and it is dropped (its stream finishes, the socket closes), so a
@@ -111,6 +112,7 @@ public final class Live: Sendable {
             return []
         }
         let visiting = person.visiting(at: now, timeout: self.policy.checkins.visitTimeout)
+        let rules = NearbyRules(privacy: self.policy.privacy, visitTimeout: self.policy.checkins.visitTimeout)
         for friend in person.friends where !person.blocks.contains(friend) {
             guard let fix = person.latest,
                   let shared = self.policy.privacy.view(fix, sharing: person.sharing, visiting: visiting,
@@ -123,22 +125,51 @@ public final class Live: Sendable {
                 if case .parkOnly(let together) = shared, !together.contains($0.park) { return nil }
                 return .transition(user: person, event: $0.event, park: $0.park, parkName: index.park($0.park)?.name ?? $0.park.rawValue, at: $0.at)
             }
-            messages.append(.location(user: person, shared: shared, at: fix.recordedAt))
+            // Named as friends nearby names them, by the same rule: what this friend may see.
+            let place = rules.place(of: person, as: shared, now: now, index: index)
+            messages.append(.location(user: person, shared: shared, at: fix.recordedAt,
+                                      park: place.park.flatMap { NearbyResponse.Place.park($0, in: index) },
+                                      zone: place.zone.flatMap { NearbyResponse.Place.zone(index.zoneID(at: $0), in: index) }))
             for message in messages { self.send(message.json, to: friend) }
         }
     }
 }
 
 extension Live {
-    /// A ride's estimate changed: tell everyone listening who is visiting its park.
-    func waitChanged(_ row: WaitBoardRow) {
+    /// The connected users on a visit to `park`: who hears of its waits and rides.
+    private func listeners(visiting park: ParkID) -> [UserID] {
         // Ask about the connected users, not the park's visitors: a park has thousands of visitors
         // at a million users, and building that set on every report made reports 3x slower.
         let connected = self.connections.withLock { Array($0.keys) }
-        let listeners = connected.filter { self.people.person($0)?.openVisits.includes(row.ride.park) == true }
+        return connected.filter { self.people.person($0)?.openVisits.includes(park) == true }
+    }
+
+    /// A ride's estimate changed: tell everyone listening who is visiting its park.
+    func waitChanged(_ row: WaitBoardRow) {
+        let listeners = self.listeners(visiting: row.ride.park)
         guard !listeners.isEmpty else { return }
         let message = LiveMessage.wait(ride: row.ride.id, name: row.ride.name, estimate: row.estimate).json
         for user in listeners { self.send(message, to: user) }
+    }
+
+    /// `status` messages one write may send each listener. A posted feed can change every ride of
+    /// a park at once (the park opens), and a message for each would fill a connection's buffer
+    /// (``bufferLimit``) and drop it: past this many, the listener gets one `board` message instead.
+    static let statusBurstLimit = 16
+
+    /// Rides of `park` changed their live status in one write (a report, or a posted feed): tell
+    /// everyone listening who is visiting the park, as ``waitChanged(_:)`` tells them of waits.
+    func statusesChanged(_ changes: [RideStatusChange], in park: ParkID) {
+        guard !changes.isEmpty else { return }
+        let listeners = self.listeners(visiting: park)
+        guard !listeners.isEmpty else { return }
+        let messages = changes.count <= Self.statusBurstLimit
+            ? changes.map { LiveMessage.status($0).json }
+            : [LiveMessage.board(park: park, name: self.fences.index.park(park)?.name ?? park.rawValue, changedRides: changes.count,
+                                 at: self.now()).json]
+        for user in listeners {
+            for message in messages { self.send(message, to: user) }
+        }
     }
 }
 
@@ -156,9 +187,13 @@ extension Live {
 enum LiveMessage {
     case hello(user: UserID, heartbeat: TimeInterval)
     case heartbeat(at: Date)
-    case location(user: PersonState, shared: SharedLocation, at: Date)
+    /// `park` and `zone` as friends nearby shows them to this viewer (``NearbyRules/place(of:as:now:index:)``).
+    case location(user: PersonState, shared: SharedLocation, at: Date, park: NearbyResponse.Place?, zone: NearbyResponse.Place?)
     case transition(user: PersonState, event: Transition.Event, park: ParkID, parkName: String, at: Date)
     case wait(ride: RideID, name: String, estimate: WaitEstimate)
+    case status(RideStatusChange)
+    /// Too many rides changed status at once to send each: read the park's board again.
+    case board(park: ParkID, name: String, changedRides: Int, at: Date)
 
     var json: String {
         var object: [String: Any]
@@ -167,8 +202,10 @@ enum LiveMessage {
             object = ["type": "hello", "user": user.rawValue, "heartbeatSeconds": heartbeat]
         case .heartbeat(let at):
             object = ["type": "heartbeat", "at": at.formatted(.iso8601)]
-        case .location(let user, let shared, let at):
+        case .location(let user, let shared, let at, let park, let zone):
             object = ["type": "location", "user": Self.user(user), "at": at.formatted(.iso8601)]
+            if let park { object["park"] = Self.place(park) }
+            if let zone { object["zone"] = Self.place(zone) }
             switch shared {
             case .exact(let c, let acc):
                 object.merge(["precision": "exact", "lat": c.lat, "lon": c.lon, "accuracy": acc]) { $1 }
@@ -181,6 +218,12 @@ enum LiveMessage {
             object = ["type": "wait", "ride": ["id": ride.rawValue, "name": name], "status": e.minutes == nil ? "unknown" : "estimated",
                       "reports": e.reports, "trustedReports": e.trustedReports]
             if let m = e.minutes, let low = e.low, let high = e.high { object.merge(["minutes": m, "low": low, "high": high]) { $1 } }
+        case .status(let change):
+            object = ["type": "status", "ride": ["id": change.ride.rawValue, "name": change.name], "status": change.current.status.rawValue,
+                      "previous": change.previous.status.rawValue, "at": change.at.formatted(.iso8601)]
+            if let source = change.current.source { object["source"] = source.rawValue }
+        case .board(let park, let name, let changedRides, let at):
+            object = ["type": "board", "park": ["id": park.rawValue, "name": name], "changedRides": changedRides, "at": at.formatted(.iso8601)]
         case .transition(let user, let event, let park, let name, let at):
             object = ["type": "transition", "user": Self.user(user), "event": event.rawValue, "park": ["id": park.rawValue, "name": name],
                       "at": at.formatted(.iso8601)]
@@ -191,5 +234,11 @@ enum LiveMessage {
 
     private static func user(_ p: PersonState) -> [String: Any] {
         ["id": p.id.rawValue, "username": p.username, "displayName": p.displayName]
+    }
+
+    private static func place(_ p: NearbyResponse.Place) -> [String: Any] {
+        var object: [String: Any] = ["id": p.id, "name": p.name]
+        if let kind = p.kind { object["kind"] = kind.rawValue }
+        return object
     }
 }

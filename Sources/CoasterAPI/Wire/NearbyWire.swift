@@ -7,6 +7,16 @@ struct NearbyResponse: Encodable, JSONWritable, Sendable {
         var id: String
         var name: String
         var kind: ZoneKind?
+
+        /// The park as answers name it, if `index` has it.
+        static func park(_ id: ParkID, in index: FenceIndex) -> Place? {
+            index.park(id).map { Place(id: id.rawValue, name: $0.name, kind: nil) }
+        }
+
+        /// The zone as answers name it, if `index` has it.
+        static func zone(_ id: ZoneID, in index: FenceIndex) -> Place? {
+            index.zone(id).map { Place(id: id.rawValue, name: $0.name, kind: $0.kind) }
+        }
     }
 
     struct Person: Encodable, Sendable {
@@ -44,8 +54,8 @@ struct NearbyResponse: Encodable, JSONWritable, Sendable {
 
     var people: [Person] {
         self.found.map { p in
-            let park = p.park.flatMap { id in self.index.park(id).map { Place(id: id.rawValue, name: $0.name, kind: nil) } }
-            let zone = p.zone.flatMap { id in self.index.zone(id).map { Place(id: id.rawValue, name: $0.name, kind: $0.kind) } }
+            let park = p.park.flatMap { Place.park($0, in: self.index) }
+            let zone = p.zone.flatMap { Place.zone($0, in: self.index) }
             var description: String?
             if let park {
                 description = "at \(park.name)" + (zone.map { ", \($0.kind == .land ? "in" : "at") \($0.name)" } ?? "")

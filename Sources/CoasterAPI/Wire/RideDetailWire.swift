@@ -16,6 +16,9 @@ struct RideDetailResponse: ResponseEncodable, Sendable {
         var estimate: EstimateWire
         /// What visitors report; `nil` when nobody did lately.
         var condition: RideCondition?
+        /// What the ride is doing now, as the board says (README "Waits").
+        var status: RideLiveStatus
+        var statusSource: RideLiveState.Source?
         var posted: WaitBoardResponse.Posted?
         var postedModel: WaitBoardResponse.Model
     }
@@ -39,7 +42,8 @@ struct RideDetailResponse: ResponseEncodable, Sendable {
         let row = detail.board
         self.ride = RideWire(detail.ride, zone: detail.zone)
         self.park = Park(id: detail.ride.park, name: detail.parkName)
-        self.wait = Wait(estimate: EstimateWire(row.estimate), condition: row.reportedCondition, posted: row.posted.map(WaitBoardResponse.Posted.init),
+        self.wait = Wait(estimate: EstimateWire(row.estimate), condition: row.reportedCondition, status: row.status.status,
+                         statusSource: row.status.source, posted: row.posted.map(WaitBoardResponse.Posted.init),
                          postedModel: WaitBoardResponse.Model(row.model))
         self.myCount = detail.viewerCount
         self.community = Community(riders: detail.community.riders, rides: detail.community.rides)

@@ -61,6 +61,11 @@ struct WaitBoardResponse: ResponseEncodable, Sendable {
         var estimate: EstimateWire
         /// What visitors report; `nil` when nobody did lately.
         var condition: RideCondition?
+        /// What the ride is doing now, from the crowd's verdict, the posted wait or recent waits
+        /// (README "Waits"); the `status` live message tells of its changes.
+        var status: RideLiveStatus
+        /// What ``status`` rests on; `nil` when unknown.
+        var statusSource: RideLiveState.Source?
         var posted: Posted?
         /// The learned line actual ≈ intercept + slope × posted for this part of the day, and the
         /// pairs it rests on (0: not learned yet, the posted wait is taken as it is).
@@ -74,6 +79,7 @@ struct WaitBoardResponse: ResponseEncodable, Sendable {
         self.park = park
         self.rides = rows.map { r in
             Item(ride: r.ride.id, name: r.ride.name, type: r.ride.type, estimate: EstimateWire(r.estimate), condition: r.reportedCondition,
+                 status: r.status.status, statusSource: r.status.source,
                  posted: r.posted.map(Posted.init), postedModel: Model(r.model))
         }
     }

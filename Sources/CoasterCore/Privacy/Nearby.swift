@@ -562,7 +562,7 @@ public struct NearbyRules: Sendable {
                 case .approximate(let c, _):
                     measured.append((id, card.record, c, false, recordedAt, 0, 0))
                 case .parkOnly(let parks):
-                    guard let shared = parks.sorted().first else { return }
+                    guard let shared = Self.shownPark(parks) else { return }
                     found.append(NearbyFind(id: id, distance: nil, age: Self.age(seconds - recordedAt), precision: .parkOnly, park: shared,
                                            recordAddress: UInt(bitPattern: card.record)))
                 }
@@ -613,17 +613,38 @@ public struct NearbyRules: Sendable {
         found.withUnsafeBufferPointer { found in
             for i in found.indices {
                 PersonState.borrow(at: found[i].record) { friend in
-                    let zone = found[i].precision == .exact ? friend.mostSpecificZone(in: index) : nil
+                    let place = self.place(of: friend, precision: found[i].precision, sharedPark: found[i].park, now: now, index: index)
                     out.append(NearbyPerson(id: found[i].id, username: friend.username, displayName: friend.displayName,
                                             distance: found[i].distance, age: found[i].age, precision: found[i].precision,
-                                            park: found[i].park ?? friend.firstVisited(at: now, timeout: self.visitTimeout),
-                                            zone: zone.map(index.zoneID(at:)), zoneMark: ZoneMark(position: zone, in: index)))
+                                            park: place.park, zone: place.zone.map(index.zoneID(at:)), zoneMark: ZoneMark(position: place.zone, in: index)))
                 }
             }
         }
         Self.sortNearestFirst(&out)
         return out
     }
+
+    /// Where a friend is shown to be, given how the viewer may see them (`precision`; for park-only
+    /// sharing, `sharedPark`, the park they share with the viewer): the park they are visiting
+    /// (park-only: the park shared) and, shared exactly, their most specific zone, as its position
+    /// in `index`. The one rule of friends nearby and of the live `location` push.
+    @inline(__always)
+    public func place(of friend: PersonState, precision: Precision, sharedPark: ParkID?, now: Date, index: FenceIndex) -> (park: ParkID?, zone: Int?) {
+        (sharedPark ?? friend.firstVisited(at: now, timeout: self.visitTimeout), precision == .exact ? friend.mostSpecificZone(in: index) : nil)
+    }
+
+    /// ``place(of:precision:sharedPark:now:index:)`` for what ``LocationPrivacy/view(_:sharing:discoverable:visiting:viewerVisiting:viewer:relationship:now:)``
+    /// let the viewer see of the friend.
+    public func place(of friend: PersonState, as shared: SharedLocation, now: Date, index: FenceIndex) -> (park: ParkID?, zone: Int?) {
+        switch shared {
+        case .exact: self.place(of: friend, precision: .exact, sharedPark: nil, now: now, index: index)
+        case .approximate: self.place(of: friend, precision: .approximate, sharedPark: nil, now: now, index: index)
+        case .parkOnly(let together): self.place(of: friend, precision: .parkOnly, sharedPark: Self.shownPark(together), now: now, index: index)
+        }
+    }
+
+    /// Of the parks a park-only friend shares with the viewer, the one an answer names.
+    static func shownPark(_ together: Set<ParkID>) -> ParkID? { together.min() }
 
     /// People who opted in to being discoverable, visiting a park the viewer is visiting, within
     /// `radius`: never friends (they are in the friends list), never blocked either way, never

@@ -204,7 +204,7 @@ public struct WaitEstimator: Hashable, Sendable {
         var basis: [WaitEstimate.Basis] = []
         if counted.contains(where: { $0.source == .crowd }) { basis.append(.crowd) }
         if counted.contains(where: { $0.source == .measured }) { basis.append(.measured) }
-        if let posted, let minutes = posted.minutes, now.timeIntervalSince(posted.at) <= self.postedMaxAge, now.timeIntervalSince(posted.at) >= -1 {
+        if let posted, let minutes = posted.minutes, self.isCurrent(posted, now: now) {
             weighted.append((model.predict(minutes), self.priorWeight))
             basis.append(.posted)
         }
@@ -223,6 +223,12 @@ public struct WaitEstimator: Hashable, Sendable {
             minutes: middle.rounded(), low: max(0, low.rounded(.down)), high: high.rounded(.up), reports: counted.count,
             trustedReports: counted.count { $0.trust >= 1 },
             newestReportAge: counted.map { max(0, now.timeIntervalSince($0.at)) }.min(), basis: basis)
+    }
+
+    /// Whether the posted wait is recent enough to speak for the ride now: at most ``postedMaxAge``
+    /// old (and not from the future, beyond a second of storage rounding).
+    public func isCurrent(_ posted: PostedWait, now: Date) -> Bool {
+        now.timeIntervalSince(posted.at) <= self.postedMaxAge && now.timeIntervalSince(posted.at) >= -1
     }
 
     /// The smallest value whose cumulative weight reaches `q` of the total.

@@ -85,9 +85,6 @@ public struct StatusReport: Hashable, Sendable {
 public struct RideStatusRules: Hashable, Sendable {
     public var window: TimeInterval = 30 * 60
     public var halfLife: TimeInterval = 10 * 60
-    /// How long a posted row speaks for a ride: parks refresh their feeds every few minutes, so a
-    /// row an hour old says nothing of now.
-    public var postedWindow: TimeInterval = 60 * 60
 
     public init() {}
 
@@ -102,5 +99,70 @@ public struct RideStatusRules: Hashable, Sendable {
             score[r.condition, default: 0] += exp(-max(0, now.timeIntervalSince(r.at)) / self.halfLife * M_LN2)
         }
         return score.max { ($0.value, $0.key.rawValue) < ($1.value, $1.key.rawValue) }?.key
+    }
+}
+
+/// What a ride is doing now, as the service tells it: the wait board's `status` and the `status`
+/// live message (README "Waits").
+public enum RideLiveStatus: String, Sendable, Codable, CaseIterable {
+    case operating, down, closed, unknown
+
+    init(_ condition: RideCondition) {
+        switch condition {
+        case .operating: self = .operating
+        case .down: self = .down
+        case .closed: self = .closed
+        }
+    }
+}
+
+/// A ride's live status and the evidence that settled it.
+public struct RideLiveState: Hashable, Sendable {
+    public enum Source: String, Hashable, Sendable, Codable, CaseIterable {
+        /// Visitors: their status reports, or their reported and timed waits.
+        case crowd
+        /// The park's posted-wait feed.
+        case posted
+    }
+
+    public var status: RideLiveStatus
+    /// `nil` when the status is unknown.
+    public var source: Source?
+
+    public static let unknown = RideLiveState(status: .unknown, source: nil)
+
+    public init(status: RideLiveStatus, source: Source?) {
+        self.status = status
+        self.source = source
+    }
+}
+
+extension RideStatusRules {
+    /// A ride's live status: the freshest word on it, then what riders did.
+    /// 1. the newer of the crowd's verdict (``consensus(_:now:)`` of `statuses`, as of the newest
+    ///    report that agrees with it) and the park's newest posted wait if it is current
+    ///    (``WaitEstimator/isCurrent(_:now:)``; `down` when the park shows the ride down, else
+    ///    `operating`). A feed that lags on a breakdown is outrun by the riders still reporting it,
+    ///    and a ride the feed shows running again after the crowd's reports is running;
+    /// 2. `operating`, if anyone reported or timed a wait within the estimator's window: they rode it;
+    /// 3. `unknown`.
+    ///
+    /// `posted` and `recentWaits` are called only when what comes before them does not settle the
+    /// status, so a caller that reads them from the database reads no more than the answer needs.
+    public func liveState(statuses: [StatusReport], posted: () throws -> PostedWait?, recentWaits: () throws -> Bool,
+                          estimator: WaitEstimator, now: Date) rethrows -> RideLiveState {
+        let current = try posted().flatMap { estimator.isCurrent($0, now: now) ? $0 : nil }
+        if let verdict = self.consensus(statuses, now: now) {
+            let verdictAt = statuses.filter { $0.condition == verdict }.map(\.at).max() ?? now
+            if let current, current.at > verdictAt {
+                return RideLiveState(status: current.minutes == nil ? .down : .operating, source: .posted)
+            }
+            return RideLiveState(status: RideLiveStatus(verdict), source: .crowd)
+        }
+        if let current {
+            return RideLiveState(status: current.minutes == nil ? .down : .operating, source: .posted)
+        }
+        if try recentWaits() { return RideLiveState(status: .operating, source: .crowd) }
+        return .unknown
     }
 }
