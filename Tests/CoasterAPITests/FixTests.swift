@@ -132,34 +132,41 @@ struct FixTests {
         }
     }
 
-    /// A body that is not JSON is a 400 saying what is wrong and where: `JSONDecoder` said only
-    /// "The given data was not valid JSON." for a missing comma as for a number out of range.
+    /// A body that is not JSON is a 400 saying what is wrong and where (byte offset, line and
+    /// column): `JSONDecoder` says only "The given data was not valid JSON." for a missing comma as
+    /// for a number out of range.
     @Test func aBodyThatIsNotJSONSaysWhatAndWhere() async throws {
         try await TestService.withApp { client in
             let ann = try await client.register("ann")
             let time = #""recordedAt":"2026-01-01T00:00:00Z""#
-            for (body, says) in [(#"{"lat":1 "lon":2,\#(time)}"#, "not valid JSON: invalid value around character 9"),
-                                 (#"{"lat":1e400,"lon":2,\#(time)}"#, "not valid JSON: the number 1e400 is out of range"),
-                                 (#"[{"lat":1,"lon":-1e999,\#(time)}]"#, "not valid JSON: the number -1e999 is out of range"),
-                                 (#"{"lat":1,"lon":2,"#, "not valid JSON: unexpected end of the body"),
+            for (body, says) in [(#"{"lat":1 "lon":2,\#(time)}"#, #"not valid JSON: unexpected '"' at byte 9 (line 1, column 10)"#),
+                                 (#"{"lat":1e400,"lon":2,\#(time)}"#, "not valid JSON: the number 1e400 is out of range at byte 7 (line 1, column 8)"),
+                                 (#"[{"lat":1,"lon":-1e999,\#(time)}]"#, "not valid JSON: the number -1e999 is out of range at byte 16 (line 1, column 17)"),
+                                 (#"{"lat":1,"lon":2,"#, "not valid JSON: unexpected end of the body at byte 17 (line 1, column 18)"),
                                  // JSON Foundation reads past: a trailing comma, a name twice (it kept the first).
-                                 (#"{"lat":1,"lon":2,\#(time),}"#, "not valid JSON: a comma before the } at character 52"),
-                                 (#"[{"lat":1,"lon":2,\#(time)},]"#, "not valid JSON: a comma before the ] at character 54"),
+                                 (#"{"lat":1,"lon":2,\#(time),}"#, "not valid JSON: a comma before the } at byte 52 (line 1, column 53)"),
+                                 (#"[{"lat":1,"lon":2,\#(time)},]"#, "not valid JSON: a comma before the ] at byte 54 (line 1, column 55)"),
                                  (#"{"lat":1,"lon":2,"lat":3,\#(time)}"#,
-                                  #"not valid JSON: the name "lat" twice in one object, again at character 17"#)] {
+                                  #"not valid JSON: the name "lat" twice in one object, again at byte 17 (line 1, column 18)"#)] {
                 let response = try await client.execute(uri: "/v1/fixes", method: .post, headers: ann.auth, body: ByteBuffer(string: body))
                 let problem = try expectProblem(response, .badRequest, .malformedBody)
                 #expect(problem["detail"] as? String == says, "\(body)")
             }
-            // Every route's body alike: a profile's.
+            // Every route's body alike: a profile's, cut short, or over lines with a character of
+            // two bytes and one of four before the fault (the column counts characters).
             let profile = try await client.execute(uri: "/v1/me", method: .patch, headers: ann.auth, body: ByteBuffer(string: #"{"displayName":"A" "#))
             let problem = try expectProblem(profile, .badRequest, .malformedBody)
-            #expect(problem["detail"] as? String == "not valid JSON: unexpected end of the body")
+            #expect(problem["detail"] as? String == "not valid JSON: unexpected end of the body at byte 19 (line 1, column 20)")
+            #expect((problem["errors"] as? [[String: Any]])?.first?["pointer"] as? String == "")
+            let lines = "{\n  \"displayName\": \"Zoë 🎢\",\n  \"bio\": \"x\" \"y\"\n}"
+            let multiline = try await client.execute(uri: "/v1/me", method: .patch, headers: ann.auth, body: ByteBuffer(string: lines))
+            #expect(try expectProblem(multiline, .badRequest, .malformedBody)["detail"] as? String
+                == #"not valid JSON: unexpected '"' at byte 45 (line 3, column 14)"#)
             // A repeated name is refused before the body's shape is judged (here a check-in's).
             let twice = try await client.execute(uri: "/v1/checkins", method: .post, headers: ann.auth,
                                                  body: ByteBuffer(string: #"{"parkId":"nowhere","parkId":"cedar-point"}"#))
             let repeated = try expectProblem(twice, .badRequest, .malformedBody)
-            #expect(repeated["detail"] as? String == #"not valid JSON: the name "parkId" twice in one object, again at character 20"#)
+            #expect(repeated["detail"] as? String == #"not valid JSON: the name "parkId" twice in one object, again at byte 20 (line 1, column 21)"#)
         }
     }
 

@@ -1,4 +1,4 @@
-import CoasterAPI
+@testable import CoasterAPI
 import CoasterCore
 import CoasterStore
 import Foundation
@@ -170,6 +170,16 @@ struct OwnTracksTests {
             }
             #expect(try await post(#"{"_type":"location",\#(members)}"#) == 1)
         }
+    }
+
+    /// Why a body was ignored, for the log: a syntax error says where, as every body's does.
+    @Test func aMalformedBodySaysWhy() {
+        #expect(OwnTracksPayload.decode(Data(#"{"_type":"location","lat":1,"#.utf8))
+            == .failure(.init(description: "not valid JSON: unexpected end of the body at byte 28 (line 1, column 29)")))
+        #expect(OwnTracksPayload.decode(Data(#"[{"_type":"location","lat":1},]"#.utf8))
+            == .failure(.init(description: "not valid JSON: a comma before the ] at byte 29 (line 1, column 30)")))
+        #expect(OwnTracksPayload.decode(Data(#"{"lat":41.48}"#.utf8)) == .failure(.notMessages))
+        #expect(OwnTracksPayload.decode(Data(#"{"_type":"card"}"#.utf8)) == .success([.unsupported("card")]))
     }
 
     @Test(arguments: [

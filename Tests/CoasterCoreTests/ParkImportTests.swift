@@ -78,9 +78,12 @@ struct ParkImportTests {
 
     static let square = Fixtures.square(minLon: 0.002, minLat: 0.002, size: 0.001)
     static let badCases: [BadCase] = [
-        BadCase(name: "not JSON", document: Data("{".utf8), feature: nil, pointer: "", reason: "not valid JSON"),
+        BadCase(name: "not JSON", document: Data("{".utf8), feature: nil, pointer: "",
+                reason: "not valid JSON: unexpected end of the body at byte 1 (line 1, column 2)"),
+        BadCase(name: "cut short", document: Data(#"{"type":"FeatureCollection","features":["#.utf8), feature: nil, pointer: "",
+                reason: "not valid JSON: unexpected end of the body at byte 40 (line 1, column 41)"),
         BadCase(name: "a trailing comma", document: Data(#"{"type":"FeatureCollection","features":[],}"#.utf8), feature: nil, pointer: "",
-                reason: "not valid JSON: a comma before the } at character 41"),
+                reason: "not valid JSON: a comma before the } at byte 41 (line 1, column 42)"),
         BadCase(name: "a name twice", document: Data(#"{"type":"FeatureCollection","type":"Feature","features":[]}"#.utf8), feature: nil,
                 pointer: "", reason: #"not valid JSON: the name "type" twice in one object"#),
         BadCase(name: "not a collection", document: Data(#"{"type":"Feature"}"#.utf8), feature: nil, pointer: "/type", reason: "FeatureCollection"),

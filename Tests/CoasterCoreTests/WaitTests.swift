@@ -152,7 +152,7 @@ struct WaitReportTests {
         let laxRejection = try #require(throws: ImportRejection.self) {
             try PostedWaitFeed.parse(Data(lax.utf8), park: "cedar-point", timeZone: ny, csv: false)
         }
-        #expect(laxRejection.issues.map(\.reason) == ["not valid JSON: a comma before the ] at character 59"])
+        #expect(laxRejection.issues.map(\.reason) == ["not valid JSON: a comma before the ] at byte 59 (line 1, column 60)"])
         let bad = "ride,at,minutes\nmillennium-force,noon,45\nNOT A RIDE,2026-07-04 12:00:00,45\nmaverick,2026-07-04 12:00:00,9999\n"
         let rejection = try #require(throws: ImportRejection.self) { try PostedWaitFeed.parse(Data(bad.utf8), park: "cedar-point", timeZone: ny, csv: true) }
         #expect(rejection.issues.map(\.pointer) == ["/1/at", "/2/ride", "/3/minutes"])

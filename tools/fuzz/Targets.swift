@@ -27,6 +27,19 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         _ = try? ParkImporter(limits: limits).definition(from: Data(bytes), expectedPark: size % 2 == 0 ? nil : "fuzz")
     case "owntracks":
         _ = OwnTracksPayload.decode(Data(bytes))
+    case "json-syntax":
+        // The validator against Foundation's parser: what it accepts, `JSONSerialization` reads
+        // (which reads more: a trailing comma, a name twice, UTF-16); where it refuses, it says
+        // where within the bytes.
+        if let fault = JSONSyntax.fault(in: Data(bytes)) {
+            guard fault.offset <= size, fault.line >= 1, fault.column >= 1, fault.column <= fault.offset + 1 else {
+                fatalError("a fault placed outside the bytes: \(fault)")
+            }
+        } else {
+            guard (try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])) != nil else {
+                fatalError("JSONSyntax accepts what JSONSerialization refuses")
+            }
+        }
     case "images":
         var work = ImageInspector.Work()
         let image = try? ImageInspector.inspect(bytes, work: &work)

@@ -32,8 +32,12 @@ struct OwnTracksController {
     @Sendable func post(_ request: Request, context: AppRequestContext) async throws -> Response {
         let me = try await self.authenticate(request, context: context)
         let body = try await request.body.collect(upTo: 1 << 20)
-        guard let messages = OwnTracksPayload.decode(Data(body.readableBytesView)) else {
-            context.logger.debug("owntracks: malformed payload ignored")
+        let messages: [OwnTracksMessage]
+        switch OwnTracksPayload.decode(Data(body.readableBytesView)) {
+        case .success(let decoded):
+            messages = decoded
+        case .failure(let malformed):
+            context.logger.debug("owntracks: malformed payload ignored", metadata: ["reason": "\(malformed)"])
             return Self.json([])
         }
         // As `POST /v1/fixes`: at most a batch's worth of messages, and one request's token of

@@ -17,21 +17,36 @@ enum OwnTracksMessage: Hashable, Sendable {
 /// lenient where the apps differ from the schema (an altitude with decimals). `tst` is epoch
 /// seconds, as a number or a string of digits.
 enum OwnTracksPayload {
-    /// The messages, or `nil` when the body is malformed anywhere: then nothing of it is used.
-    static func decode(_ data: Data) -> [OwnTracksMessage]? {
-        guard data.count <= 1 << 20, let json = try? JSONValue.strict(data) else { return nil }
+    /// Why a body is malformed, for the log: the apps are answered `200 []` all the same.
+    struct Malformed: Error, Equatable, CustomStringConvertible {
+        var description: String
+        static let notMessages = Malformed(description: "not OwnTracks messages")
+    }
+
+    /// The messages, or why the body is malformed anywhere: then nothing of it is used. A body
+    /// that is not JSON says what is wrong and where, as every JSON body's problem does.
+    static func decode(_ data: Data) -> Result<[OwnTracksMessage], Malformed> {
+        guard data.count <= 1 << 20 else { return .failure(Malformed(description: "larger than 1 MiB")) }
+        let json: JSONValue
+        do {
+            json = try JSONValue.strict(data)
+        } catch let fault as JSONSyntax.Fault {
+            return .failure(Malformed(description: "not valid JSON: \(fault)"))
+        } catch {
+            return .failure(.notMessages)
+        }
         switch json {
         case .array(let items):
             var out: [OwnTracksMessage] = []
             for item in items {
-                guard let message = Self.message(item) else { return nil }
+                guard let message = Self.message(item) else { return .failure(.notMessages) }
                 out.append(message)
             }
-            return out
+            return .success(out)
         case .object:
-            return Self.message(json).map { [$0] }
+            return Self.message(json).map { .success([$0]) } ?? .failure(.notMessages)
         default:
-            return nil
+            return .failure(.notMessages)
         }
     }
 

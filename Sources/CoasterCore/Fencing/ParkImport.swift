@@ -125,8 +125,8 @@ public struct ParkImporter: Sendable {
         case DecodingError.dataCorrupted(let context):
             let underlying = (context.underlyingError as? NSError)?.userInfo[NSDebugDescriptionErrorKey] as? String
             return underlying ?? context.debugDescription
-        case let laxity as JSONSyntax.Laxity:
-            return laxity.description
+        case let fault as JSONSyntax.Fault:
+            return fault.description
         default:
             return "unreadable"
         }

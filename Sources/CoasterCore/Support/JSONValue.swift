@@ -82,12 +82,12 @@ public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
 }
 
 extension JSONValue {
-    /// `data` read as JSON and held to RFC 8259 where Foundation's parser is lax (a trailing
-    /// comma, a repeated name: ``JSONSyntax``). Throws Foundation's `DecodingError` for what is not
-    /// JSON at all, a ``JSONSyntax/Laxity`` for those two.
+    /// `data` read as JSON, held to RFC 8259 first (``JSONSyntax``), so that what is not JSON is
+    /// refused with what is wrong and where: a ``JSONSyntax/Fault``. What passes, Foundation's
+    /// decoder reads; its own `DecodingError` is left only for the few numbers it refuses that
+    /// RFC 8259 allows (a zero with some exponents, `0e1`).
     public static func strict(_ data: Data) throws -> JSONValue {
-        let value = try JSONDecoder().decode(JSONValue.self, from: data)
-        if let laxity = JSONSyntax.laxity(in: data) { throw laxity }
-        return value
+        if let fault = JSONSyntax.fault(in: data) { throw fault }
+        return try JSONDecoder().decode(JSONValue.self, from: data)
     }
 }

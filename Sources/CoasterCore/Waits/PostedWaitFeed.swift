@@ -58,8 +58,8 @@ public enum PostedWaitFeed {
             let json: JSONValue
             do {
                 json = try JSONValue.strict(data)
-            } catch let laxity as JSONSyntax.Laxity {
-                throw ImportRejection(issues: [ImportIssue(feature: nil, pointer: "", reason: "not valid JSON: \(laxity)")])
+            } catch let fault as JSONSyntax.Fault {
+                throw ImportRejection(issues: [ImportIssue(feature: nil, pointer: "", reason: "not valid JSON: \(fault)")])
             } catch {
                 throw shape
             }
