@@ -147,7 +147,8 @@ struct APITests {
     }
 
     /// A query parameter given twice is a 400 naming it, on the fast lane's routes and the
-    /// router's alike: the first one used to win silently. An empty piece (`&&`) repeats nothing.
+    /// router's alike, rather than letting one of them win silently. An empty piece (`&&`)
+    /// repeats nothing.
     @Test func aQueryParameterGivenTwiceIsRefused() async throws {
         let s = try await TestService()
         defer { s.remove() }
@@ -298,8 +299,8 @@ struct APITests {
 
     /// A first request offering to upgrade to a protocol the server does not speak (`curl --http2`
     /// offers `h2c` on every plain request) is answered over HTTP/1.1, and the connection closed
-    /// after it (NIO's decoder took the offer); it used to get no answer at all. One that offers
-    /// `websocket` among others still upgrades. With the fast lane and without.
+    /// after it (NIO's decoder took the offer), rather than left with no answer at all. One that
+    /// offers `websocket` among others still upgrades. With the fast lane and without.
     @Test func anUpgradeOfferedToAnUnknownProtocolIsIgnored() async throws {
         let s = try await TestService()
         defer { s.remove() }
@@ -326,9 +327,9 @@ struct APITests {
     }
 
     /// A client that sends `Expect: 100-continue` and waits (curl does for a body over 1 MiB, a
-    /// photo) gets `100 Continue` at once, then the answer once the body has come; it used to wait
-    /// out its own timeout (a second) first, and did so without the fast lane until session 33.
-    /// An HTTP/1.0 request is never sent one.
+    /// photo) gets `100 Continue` at once, then the answer once the body has come, with the fast
+    /// lane and without, so it never waits out its own timeout (a second) first. An HTTP/1.0
+    /// request is never sent one.
     @Test func aClientExpectingContinueIsToldToGoOn() async throws {
         let clock = TestClock()
         let s = try await TestService(clock: clock)

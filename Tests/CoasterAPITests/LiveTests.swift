@@ -162,8 +162,8 @@ struct LiveTests {
         }
     }
 
-    /// A handshake NIO's upgrader refuses is answered as RFC 6455 §4.2.2 asks, where the
-    /// connection used to be closed with no answer at all: a version other than 13 gets a 426
+    /// A handshake NIO's upgrader refuses is answered as RFC 6455 §4.2.2 asks, not by closing the
+    /// connection with no answer at all: a version other than 13 gets a 426
     /// naming the version spoken, a key that is not 16 bytes of base64 a 400; a route that is not
     /// a WebSocket gets a problem saying so, not hummingbird-websocket's bare 400. Each closes the
     /// connection and is counted. With the fast lane and without.

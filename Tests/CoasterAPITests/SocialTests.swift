@@ -110,9 +110,9 @@ struct PhotoTests {
 
     /// Files are shared by rows with the same bytes. Two people uploading the same picture and
     /// deleting it, at once and over and over: a photo whose upload was answered always has its
-    /// file until its owner deletes it (before session 33 a delete of the other row could remove
-    /// the file between an upload finding it and the upload's row committing), and once every row
-    /// is gone, so is the file.
+    /// file until its owner deletes it (the race to catch: a delete of the other row removing the
+    /// file between an upload finding it and the upload's row committing), and once every row is
+    /// gone, so is the file.
     @Test func sharedBytesUploadedAndDeletedAtOnceKeepTheirFile() async throws {
         try await TestService.withService { service, client in
             let people = [try await client.register("ann"), try await client.register("bob")]

@@ -34,8 +34,8 @@ struct QueryPlanTests {
     /// Every statement written out in the store's sources (those whose text is whole there; the
     /// interpolated ones, the leaderboards' among them, have tests of their own): no scan of a
     /// table and no sort for an ORDER BY, but for the few listed here with why. A list that grows
-    /// without bound and is read in pages without an index in its order shows here first (session 33
-    /// found the ride history and check-in pages so).
+    /// without bound and is read in pages without an index in its order (a history page that
+    /// sorts all of a user's rows, say) shows here first.
     @Test func everyStatementSearchesAnIndexOrSaysWhyNot() async throws {
         let allowed: [(statement: String, step: String, why: String)] = [
             ("SELECT id, imported_at FROM parks", "SCAN parks", "every park: a handful"),

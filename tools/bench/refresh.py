@@ -6,7 +6,7 @@ Run by tools/bench/http before each round, not measured. It looks every session 
 route ran first carried that cost), and it gives every user a fix from the last minutes, as a user
 reporting a wait at a ride has: the server refuses a report without an accepted fix in the last
 10 minutes, and the load's fixes are as old as the load is long (9.5 min at 1M users on a slow
-host, when most reports of a run were refused).
+host: long enough for most of a run's reports to be refused).
 
 usage: tools/bench/refresh.py TOKENS PORT [--connections 8]
 """
