@@ -34,8 +34,8 @@ struct QueryPlanTests {
     /// Every statement written out in the store's sources (those whose text is whole there; the
     /// interpolated ones, the leaderboards' among them, have tests of their own): no scan of a
     /// table and no sort for an ORDER BY, but for the few listed here with why. A list that grows
-    /// without bound and is read in pages without an index in its order shows here first (session 33
-    /// found the ride history and check-in pages so).
+    /// without bound and is read in pages without an index in its order shows here first (as the ride
+    /// history and check-in pages once did).
     @Test func everyStatementSearchesAnIndexOrSaysWhyNot() async throws {
         let allowed: [(statement: String, step: String, why: String)] = [
             ("SELECT id, imported_at FROM parks", "SCAN parks", "every park: a handful"),
@@ -45,9 +45,9 @@ struct QueryPlanTests {
             ("SELECT p.id FROM idx_parks_boundary r", "USE TEMP B-TREE FOR ORDER BY", "the few parks whose bounds hold a point"),
             ("SELECT count(*) FROM owntracks_transitions WHERE user_id = ?", "SCAN owntracks_transitions", "for tests only"),
             ("SELECT u.id, u.username, u.display_name, u.ghost, u.ghost_until, u.precision, u.last_seen_at, f.accepted_at",
-             "USE TEMP B-TREE FOR ORDER BY", "a page of the friend list by name, which no index holds: at most 5,000 (README, Limits)"),
+             "USE TEMP B-TREE FOR ORDER BY", "a page of the friend list by name, which no index holds: at most 5,000 (docs: OperationsAndSecurity, Limits)"),
             ("SELECT u.id, u.username, u.display_name, f.created_at FROM friendships f JOIN users u ON u.id = f.addressee",
-             "USE TEMP B-TREE FOR ORDER BY", "a user's own requests waiting on others: at most 1,000 (README, Limits)"),
+             "USE TEMP B-TREE FOR ORDER BY", "a user's own requests waiting on others: at most 1,000 (docs: OperationsAndSecurity, Limits)"),
             ("WITH RECURSIVE seen(park)", "SCAN seen", "the parks a user visited, found one by one on an index"),
             ("SELECT count(*) FROM (SELECT 1 FROM visits", "SCAN (subquery", "a reporter's first two visits, a range of an index"),
             ("SELECT DISTINCT sha256, format FROM photos", "SCAN photos", "every photo file: a backup, or the sweep at start"),
