@@ -44,7 +44,7 @@ public struct AppRequestContext: RequestContext, WebSocketRequestContext {
         self.connection = ObjectIdentifier(source.channel)
     }
 
-    /// Park files are the largest bodies the service takes (README "Limits"); routes that take
+    /// Park files are the largest bodies the service takes (docs: OperationsAndSecurity, "Limits"); routes that take
     /// smaller bodies collect them with their own limit.
     public var maxUploadSize: Int { 16 * 1024 * 1024 }
 

@@ -330,8 +330,8 @@ enum Migrations {
         migrator.registerMigration("2026-11-24 leaderboard ranks from counts") { db in
             // The caller's rank came with every leaderboard page as a count of everyone above
             // them: a range of the rank index as long as the rank (with 222,709 riders on a board,
-            // the route answered 34–42 requests a second; tools/bench/README.md, "Session 27:
-            // leaderboards at a million users"). These counts make it a few sums: how many riders
+            // such a count holds the route to 34–42 requests a second; tools/bench/README.md,
+            // leaderboards at a million users). These counts make it a few sums: how many riders
             // each board has at each value (level 0), and at each value by the day, hour and
             // minute they reached it (levels 1–3, for the ties, which go to whoever got there
             // first), leaving a count within one minute. Triggers keep them, so
@@ -399,7 +399,7 @@ enum Migrations {
             // The conversation list grouped all of a user's messages on every request (the
             // received half read from the table row by row), and counted each conversation's
             // unread messages by reading all it had sent them: 48.5 ms for a user with 20,000
-            // messages (tools/bench/README.md, "Session 28: messages"). Triggers keep one row
+            // messages (tools/bench/README.md, messages). Triggers keep one row
             // for each side of a conversation: its newest message and how many the other side
             // sent this side unread. A message keeps its sender, recipient and id, so the rows
             // follow from inserts, deletes (an account's deletion cascades) and reads.
@@ -463,7 +463,7 @@ enum Migrations {
             // A rider's facts (total rides, credits, distinct rides, the most rides of one ride)
             // were counted from all their ride logs on every ride logged (for the badges, in the
             // writer) and every profile and stats page: 1.0 ms for a rider with 3,000 logs, 6.2 ms
-            // with 20,000 (tools/bench/README.md, "Session 28: ride counts"). Triggers keep how
+            // with 20,000 (tools/bench/README.md, ride counts). Triggers keep how
             // often each rider has ridden each ride, so the facts cost the rides they have ridden.
             func add(_ row: String) -> String {
                 """

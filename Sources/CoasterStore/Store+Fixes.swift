@@ -225,7 +225,7 @@ extension Store {
     }
 
     /// Logs a ride, if the rider is on a visit to its park, the ride runs, and no rider could
-    /// have been on it yet after their last logged ride (README "Ride logs").
+    /// have been on it yet after their last logged ride (docs: FixesAndVisits, "Ride logs").
     /// - Returns: the entry, with the evidence behind it, and how many times the rider has now
     ///   ridden it.
     public func logRide(user: UserID, ride rideID: RideID, visitTimeout: TimeInterval, policy: RideLogPolicy = RideLogPolicy(),

@@ -8,7 +8,7 @@ struct Import: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Validate park GeoJSON files and load them into the database.",
         discussion: """
-            Each FILE is a GeoJSON FeatureCollection holding one park (README "Park files"). Every file \
+            Each FILE is a GeoJSON FeatureCollection holding one park (docs: Geofences, "Park files"). Every file \
             is validated first; if any is invalid, its problems are listed with feature index and JSON \
             pointer, nothing is written, and the exit status is 1. Otherwise all files are written in one \
             transaction, replacing earlier imports of the same parks. A running server picks up the \

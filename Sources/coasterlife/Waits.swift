@@ -18,7 +18,7 @@ struct Waits: AsyncParsableCommand {
                 `YYYY-MM-DD HH:MM:SS` in the park's time zone); minutes empty or -999 means the ride was down. \
                 JSON: an array of {"ride", "at", "minutes"} with minutes null when down. `ride` is the ride's \
                 id in the park (millennium-force) or its full id. Every row must name a listed ride of the \
-                park, or nothing is written. How posted waits join the estimate: README, "Waits".
+                park, or nothing is written. How posted waits join the estimate: docs, "Waits".
                 """)
 
         @OptionGroup var database: DatabaseOptions

@@ -47,7 +47,7 @@ struct StoreTests {
     /// The promise `Store.synchronous` documents, as the writer holds it: commits written through
     /// the operating system (which a `kill -9` cannot undo), flushed to the disk at checkpoints.
     /// A change to it (to `FULL`, or `OFF`, which would not even wait for the WAL's write order)
-    /// must be a decision, with the README's durability sentence changed with it.
+    /// must be a decision, with the durability sentence of the FixesAndVisits article changed with it.
     @Test func theWriterCommitsThroughTheOperatingSystemAndFlushesAtCheckpoints() async throws {
         let t = try TemporaryStore()
         defer { t.remove() }

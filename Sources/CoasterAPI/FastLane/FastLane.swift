@@ -18,7 +18,7 @@ import NIOHTTPTypesHTTP1
 /// goes to the store's writer and its answer comes back when it is committed), and their heads
 /// are not converted: the conversion copied every header into new fields and parsed the target
 /// with `URLComponents`, whose answer an origin-form target never uses (2.1 µs of a locate
-/// request's 37 under `perf`; tools/bench/README.md, "Session 22").
+/// request's 37 under `perf`; tools/bench/README.md).
 /// Three things the router's side would otherwise do for every request are kept here:
 /// - **Order.** HTTP/1.1 lets a client send requests before earlier answers arrive; answers must
 ///   leave in the order requests came. While any request passed to the router has not had the end

@@ -183,7 +183,7 @@ extension Live {
     }
 }
 
-/// What `GET /v1/live` sends, one JSON object per text message (README "Live updates").
+/// What `GET /v1/live` sends, one JSON object per text message (docs: NearbyAndPrivacy, "Live updates").
 enum LiveMessage {
     case hello(user: UserID, heartbeat: TimeInterval)
     case heartbeat(at: Date)

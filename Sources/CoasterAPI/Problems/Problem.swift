@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 
 /// The stable kinds of problem this service answers with. Each is the `type` of an RFC 9457
-/// problem, as a relative URI `/problems/<slug>`; README "Errors" lists them.
+/// problem, as a relative URI `/problems/<slug>`; the OperationsAndSecurity article (docs: "Errors") lists them.
 public enum ProblemType: String, Sendable, CaseIterable {
     case notFound = "not-found"
     case methodNotAllowed = "method-not-allowed"

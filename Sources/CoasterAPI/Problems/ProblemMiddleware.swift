@@ -81,7 +81,7 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
                 return .methodNotAllowed(request.method, path: request.uri.path, allowed: nil)
             case .contentTooLarge:
                 return Problem(.payloadTooLarge, status: .contentTooLarge, title: "Request body too large",
-                               detail: "The request body is larger than this route accepts (README \"Limits\").")
+                               detail: "The request body is larger than this route accepts (docs: OperationsAndSecurity, Limits).")
             case .badRequest:
                 return Problem(.malformedBody, status: .badRequest, title: "Malformed request",
                                detail: error.body ?? "The request could not be read.")
@@ -97,7 +97,7 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             return .malformedRequest(error)
         case let error as any HTTPResponseError where error.status == .contentTooLarge:
             return Problem(.payloadTooLarge, status: .contentTooLarge, title: "Request body too large",
-                           detail: "The request body is larger than this route accepts (README \"Limits\").")
+                           detail: "The request body is larger than this route accepts (docs: OperationsAndSecurity, Limits).")
         default:
             context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
             return .internalError()

@@ -145,7 +145,7 @@ struct RideListResponse: Encodable, JSONWritable, Sendable {
     }
 }
 
-/// `GET /v1/parks/{parkId}`: the park as a park file (README "Park files"), the format
+/// `GET /v1/parks/{parkId}`: the park as a park file (docs: Geofences, "Park files"), the format
 /// `coasterlife import` and `PUT /v1/admin/parks/{parkId}` read, so what is served loads back to
 /// the same park and serves again byte for byte. Zones come out already drawn (a ride's point as
 /// its buffered, clipped circle), and in one order whatever order the file that loaded them had:

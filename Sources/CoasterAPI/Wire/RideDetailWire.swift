@@ -16,7 +16,7 @@ struct RideDetailResponse: ResponseEncodable, Sendable {
         var estimate: EstimateWire
         /// What visitors report; `nil` when nobody did lately.
         var condition: RideCondition?
-        /// What the ride is doing now, as the board says (README "Waits").
+        /// What the ride is doing now, as the board says (docs: Waits).
         var status: RideLiveStatus
         var statusSource: RideLiveState.Source?
         var posted: WaitBoardResponse.Posted?

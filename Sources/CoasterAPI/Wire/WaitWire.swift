@@ -62,7 +62,7 @@ struct WaitBoardResponse: ResponseEncodable, Sendable {
         /// What visitors report; `nil` when nobody did lately.
         var condition: RideCondition?
         /// What the ride is doing now, from the crowd's verdict, the posted wait or recent waits
-        /// (README "Waits"); the `status` live message tells of its changes.
+        /// (docs: Waits); the `status` live message tells of its changes.
         var status: RideLiveStatus
         /// What ``status`` rests on; `nil` when unknown.
         var statusSource: RideLiveState.Source?

@@ -10,7 +10,7 @@ public enum CheckinRefusal: String, Error, Sendable, CaseIterable {
     case accuracyTooLow = "accuracy_too_low"
 }
 
-/// The check-in decision policy (README "Check-ins").
+/// The check-in decision policy (docs: FixesAndVisits, visits and check-ins).
 public struct CheckinPolicy: Hashable, Sendable {
     /// The latest fix must be at most this old (seconds).
     public var freshness: TimeInterval = 10 * 60

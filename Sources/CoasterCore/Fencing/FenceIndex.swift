@@ -3,7 +3,7 @@ import Synchronization
 
 /// Where a position, blurred by its accuracy circle, stands relative to an area.
 ///
-/// The rule (README "Inside, uncertain, outside"): with accuracy *r* metres, the fix may be anywhere
+/// The rule (docs: Geofences, "Inside, uncertain, outside"): with accuracy *r* metres, the fix may be anywhere
 /// in the circle of radius *r* around it. **inside**: the whole circle lies in the area (for
 /// *r* = 0, the point is in the area or on its boundary). **outside**: the circle does not touch
 /// the area. **uncertain**: anything else — the circle crosses the boundary.

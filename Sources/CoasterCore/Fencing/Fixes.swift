@@ -128,8 +128,8 @@ public enum FixDecision: Hashable, Sendable {
 /// Decides fixes: plausibility first, then enter/exit against the fence index.
 ///
 /// A fix is evidence, not truth. Its accuracy circle is located against parks and zones: an
-/// `inside` answer enters, an `outside` answer exits, and `uncertain` changes nothing (README
-/// "Fixes").
+/// `inside` answer enters, an `outside` answer exits, and `uncertain` changes nothing
+/// (docs: FixesAndVisits).
 public struct FixPipeline: Sendable {
     public var policy: FixPolicy
 

@@ -41,7 +41,7 @@ public struct ParkImport: Hashable, Sendable {
 
 /// Reads a park's GeoJSON FeatureCollection into a validated ``ParkDefinition``.
 ///
-/// The format (README "Park files"): one feature of `kind: park` (Polygon or MultiPolygon) and any
+/// The format (docs: Geofences, "Park files"): one feature of `kind: park` (Polygon or MultiPolygon) and any
 /// number of zone features of kind `ride`, `queue`, `land` or `poi`. Point and MultiPoint ride and
 /// poi features are buffered into circles of `radius_m` metres (default
 /// ``ParkImporter/defaultPointRadius``) on the ellipsoid, clipped to the park boundary. Nothing of

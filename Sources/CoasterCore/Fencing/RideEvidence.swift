@@ -10,7 +10,7 @@ public enum RideEvidence: String, Sendable, Codable, CaseIterable, NamedCases {
     case inPark = "in-park"
 }
 
-/// When a ride may be logged (README "Ride logs").
+/// When a ride may be logged (docs: FixesAndVisits, "Ride logs").
 public struct RideLogPolicy: Hashable, Sendable {
     /// A brisk walk, metres a second (6.5 km/h): faster than a crowd moves along a midway, so a
     /// rider who hurried from one ride to the next is never refused.

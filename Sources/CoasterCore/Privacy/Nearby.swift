@@ -393,7 +393,7 @@ public enum OpenVisits: Hashable, Sendable, Sequence {
 }
 
 /// Distances as they are shown: rounded *up* to a step that grows with the distance, so that
-/// repeated queries cannot pin a position down to the metre (README "Location privacy").
+/// repeated queries cannot pin a position down to the metre (docs: NearbyAndPrivacy).
 public enum DistanceBuckets {
     /// 10 m steps under 100 m, 50 m under 1 km, 500 m beyond.
     public static func bucket(_ metres: Double) -> Double {

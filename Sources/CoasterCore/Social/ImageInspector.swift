@@ -44,7 +44,7 @@ public enum ImageRefusal: Error, Equatable, Sendable, CustomStringConvertible {
     }
 }
 
-/// Reads and cleans uploaded photos (README "Photos").
+/// Reads and cleans uploaded photos (docs: SocialLayer, photos).
 ///
 /// JPEG: rewritten from what decoding needs only (frame header, quantisation, Huffman, restart
 /// and arithmetic-coding tables, the scans and their entropy-coded data) up to the first

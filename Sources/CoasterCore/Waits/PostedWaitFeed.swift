@@ -1,6 +1,6 @@
 import Foundation
 
-/// A park's official posted waits as an admin loads them: CSV or JSON (README "Waits").
+/// A park's official posted waits as an admin loads them: CSV or JSON (docs: Waits).
 ///
 /// CSV: a header `ride,at,minutes`, then one row per reading; `at` is RFC 3339 (or
 /// `YYYY-MM-DD HH:MM:SS` in the park's time zone); minutes empty or −999 (TouringPlans' code)

@@ -150,7 +150,7 @@ public struct WaitEstimate: Hashable, Sendable {
     public static let unknown = WaitEstimate(minutes: nil, low: nil, high: nil, reports: 0, newestReportAge: nil, basis: [])
 }
 
-/// The wait estimator: a pure function of the evidence (README "Waits").
+/// The wait estimator: a pure function of the evidence (docs: Waits).
 ///
 /// 1. Each person's reports count once (their newest): one user cannot outvote a line.
 /// 2. Reports older than ``window`` are dropped; the rest are weighted by recency,
@@ -166,7 +166,7 @@ public struct WaitEstimate: Hashable, Sendable {
 ///    pairs, the weighted 25th–75th percentile of the evidence; at least ±``minimumSpread``.
 /// 6. With no recent report and no recent posted wait the answer is unknown.
 ///
-/// The parameters were chosen on 2017 TouringPlans data and checked on 2018–2019 (README).
+/// The parameters were chosen on 2017 TouringPlans data and checked on 2018–2019 (docs: Waits, "How good are the estimates").
 public struct WaitEstimator: Hashable, Sendable {
     /// Seconds.
     public var window: TimeInterval = 120 * 60

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Replays a ride's history of posted waits and timed actual waits in time order and scores the
-/// estimator against the posted wait (README "How good are the estimates").
+/// estimator against the posted wait (docs: Waits, "How good are the estimates").
 ///
 /// For each actual wait, entered at t and lasting m minutes, both predictions use only evidence
 /// from strictly before t: posted waits before t, and earlier actual waits that were *known*

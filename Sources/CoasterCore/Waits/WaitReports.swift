@@ -17,7 +17,7 @@ public enum RideCondition: String, Sendable, Codable, CaseIterable, NamedCases {
     case operating, down, closed
 }
 
-/// Who may report a wait or a ride's status, and how often (README "Waits").
+/// Who may report a wait or a ride's status, and how often (docs: Waits).
 public struct WaitReportPolicy: Hashable, Sendable {
     /// Plausible reported waits, minutes.
     public var minutes: ClosedRange<Double> = 0...300
@@ -103,7 +103,7 @@ public struct RideStatusRules: Hashable, Sendable {
 }
 
 /// What a ride is doing now, as the service tells it: the wait board's `status` and the `status`
-/// live message (README "Waits").
+/// live message (docs: Waits).
 public enum RideLiveStatus: String, Sendable, Codable, CaseIterable {
     case operating, down, closed, unknown
 
