@@ -69,9 +69,7 @@ struct ParksController {
             document = kept
         } else {
             guard let definition = try await self.store.park(id) else { throw Self.noSuchPark(id) }
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
-            let data = try encoder.encode(ParkFile(definition))
+            let data = try ParkFile.encoder.encode(ParkFile(definition))
             document = Document(body: ByteBuffer(bytes: data), etag: entityTag(of: data))
             self.documents.keep(document, id, loadedAt: loadedAt)
         }

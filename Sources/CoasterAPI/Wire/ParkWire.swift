@@ -72,10 +72,16 @@ struct RideWire: Encodable, Sendable {
         self.note = ride.note
         self.zone = zone
         self.cycleSeconds = Int(ride.cooldown)
-        let s = ride.stats
-        self.stats = s.isEmpty ? nil : Stats(
-            heightM: s.heightM, speedKmh: s.speedKmh, lengthM: s.lengthM, inversions: s.inversions,
-            manufacturer: s.manufacturer, model: s.model, opened: s.opened, material: s.material, source: s.source)
+        self.stats = Stats(ride.stats)
+    }
+}
+
+extension RideWire.Stats {
+    /// `nil` when no figure is known.
+    init?(_ s: RideStats) {
+        guard !s.isEmpty else { return nil }
+        self.init(heightM: s.heightM, speedKmh: s.speedKmh, lengthM: s.lengthM, inversions: s.inversions,
+                  manufacturer: s.manufacturer, model: s.model, opened: s.opened, material: s.material, source: s.source)
     }
 }
 
@@ -171,7 +177,8 @@ struct ParkFile: Encodable, Sendable {
         }
     }
 
-    /// A feature's properties under the file's own (snake_case) names; what is unknown is left out.
+    /// A feature's properties; what is unknown is left out. Encoded with snake_case keys
+    /// (``encoder``), the park file's own: `heightMinCm` is `height_min_cm`, `cycleS` is `cycle_s`.
     struct Properties: Encodable, Sendable {
         var kind: String
         var id: String
@@ -183,23 +190,20 @@ struct ParkFile: Encodable, Sendable {
         var status: RideStatus?
         var land: String?
         var note: String?
-        var height_min_cm: Int?
-        var height_alone_cm: Int?
-        var height_max_cm: Int?
-        var cycle_s: Int?
-        var stats: Stats?
+        var heightMinCm: Int?
+        var heightAloneCm: Int?
+        var heightMaxCm: Int?
+        var cycleS: Int?
+        var stats: RideWire.Stats?
     }
 
-    struct Stats: Encodable, Sendable {
-        var height_m: Double?
-        var speed_kmh: Double?
-        var length_m: Double?
-        var inversions: Int?
-        var manufacturer: String?
-        var model: String?
-        var opened: Int?
-        var material: String?
-        var source: String?
+    /// The encoder a park file is written with: sorted keys, so a park serves the same bytes each
+    /// time, and the file's snake_case names.
+    static var encoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        return encoder
     }
 
     var type = "FeatureCollection"
@@ -227,16 +231,12 @@ struct ParkFile: Encodable, Sendable {
             definition.zones.compactMap { z in z.kind == .ride ? z.ride.map { ($0, z.area) } : nil },
             uniquingKeysWith: { a, _ in a })
         for ride in definition.rides {
-            let s = ride.stats
             features.append(Feature(
                 id: ride.id.rawValue,
                 properties: Properties(
                     kind: "ride", id: slug(ride.id.rawValue), name: ride.name, type: ride.type, status: ride.status, land: ride.land,
-                    note: ride.note, height_min_cm: ride.minHeightCm, height_alone_cm: ride.aloneHeightCm,
-                    height_max_cm: ride.maxHeightCm, cycle_s: ride.cycleSeconds,
-                    stats: s.isEmpty ? nil : Stats(
-                        height_m: s.heightM, speed_kmh: s.speedKmh, length_m: s.lengthM, inversions: s.inversions,
-                        manufacturer: s.manufacturer, model: s.model, opened: s.opened, material: s.material, source: s.source)),
+                    note: ride.note, heightMinCm: ride.minHeightCm, heightAloneCm: ride.aloneHeightCm,
+                    heightMaxCm: ride.maxHeightCm, cycleS: ride.cycleSeconds, stats: RideWire.Stats(ride.stats)),
                 geometry: footprints[ride.id].map(GeoJSONMultiPolygon.init)))
         }
         features += definition.zones.filter { $0.kind == .queue }.map(zoneFeature)
