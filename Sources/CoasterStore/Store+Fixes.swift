@@ -237,12 +237,12 @@ extension Store {
                 arguments: [rideID.rawValue])?.ride
             else { throw RideError.noSuchRide }
             guard ride.status == .operating else { return .failure(.notOperating(ride.status)) }
-            // The same rule as the wait board and the live status pushes.
-            var live = try LiveEvidence(ride: ride.id, statusRules: statusRules, estimator: estimator, now: now, db)
-            let state = try live.state(db)
-            if state.status == .down || state.status == .closed {
-                return .failure(.reported(state.status == .down ? .down : .closed, source: state.source == .posted ? .posted : .crowd))
-            }
+            // The rule of the wait board and the live pushes. Only a word that the ride is down or
+            // closed refuses a log, and recent waits can only say it runs: they are not read.
+            let state = try statusRules.liveState(
+                statuses: try Self.statusReports(ride.id, rules: statusRules, now: now, db),
+                posted: { try Self.newestPosted(ride.id, now: now, db) }, recentWaits: { false }, estimator: estimator, now: now)
+            if state.status == .down || state.status == .closed { return .failure(.reported(state)) }
             try Self.closeStaleVisits(user, now: now, timeout: visitTimeout, db)
             guard let visit = try Self.openVisit(user, park: ride.park, db) else { return .failure(.notCheckedIn) }
             if let refusal = try Self.sequenceRefusal(user, next: ride, policy: policy, now: t, db) { return .failure(refusal) }

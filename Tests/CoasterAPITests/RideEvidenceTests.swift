@@ -92,18 +92,13 @@ import Testing
             // The park's feed, newer than the crowd, says it runs again.
             clock.advance(60)
             let stamp = ISO8601DateFormatter().string(from: clock.now())
-            var csv = admin.auth
-            csv[.contentType] = "text/csv"
-            let running = try await client.execute(uri: "/v1/admin/parks/cedar-point/posted-waits", method: .put, headers: csv,
-                                                   body: ByteBuffer(string: "ride,at,minutes\nmillennium-force,\(stamp),45\n"))
-            #expect(running.status == .ok, "\(String(buffer: running.body))")
+            try await LiveStatusTests.loadPosted("ride,at,minutes\nmillennium-force,\(stamp),45\n", as: admin, client)
             #expect(try await Self.log(client, "millennium-force", as: riders[2]).status == .created)
 
             // Then the feed marks it down: refused, naming the feed.
             clock.advance(60)
             let later = ISO8601DateFormatter().string(from: clock.now())
-            _ = try await client.execute(uri: "/v1/admin/parks/cedar-point/posted-waits", method: .put, headers: csv,
-                                         body: ByteBuffer(string: "ride,at,minutes\nmillennium-force,\(later),\n"))
+            try await LiveStatusTests.loadPosted("ride,at,minutes\nmillennium-force,\(later),\n", as: admin, client)
             let posted = try await Self.log(client, "millennium-force", as: riders[0])
             let problem = try expectProblem(posted, .unprocessableContent, .rideRefused)
             #expect(problem["reason"] as? String == "ride_down")

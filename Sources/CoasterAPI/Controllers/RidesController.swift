@@ -51,10 +51,10 @@ struct RidesController {
             var p = Problem(.rideRefused, status: .unprocessableContent, title: "Ride not logged", detail: "The ride is \(status.rawValue).")
             p.reason = "ride_not_operating"
             throw p
-        case .failure(.reported(let condition, let source)):
+        case .failure(.reported(let state)):
             var p = Problem(.rideRefused, status: .unprocessableContent, title: "Ride not logged",
-                            detail: "The ride is \(condition.rawValue) by the \(source == .posted ? "park's posted feed" : "reports of riders in the park").")
-            p.reason = condition == .closed ? "ride_closed" : "ride_down"
+                            detail: "The ride is \(state.status.rawValue) by the \(state.source == .posted ? "park's posted feed" : "reports of riders in the park").")
+            p.reason = "ride_\(state.status.rawValue)"
             throw p
         case .failure(.impossibleSequence(_, let name, let walk, let wait)):
             var p = Problem.tooManyRequests(

@@ -61,8 +61,8 @@ public enum RideLogRefusal: Error, Hashable, Sendable {
     case notCheckedIn
     /// The ride is closed, removed or not built yet.
     case notOperating(RideStatus)
-    /// The ride's freshest status, from the park's posted feed or the crowd, says it is not running.
-    case reported(RideCondition, source: RideLiveState.Source)
+    /// The ride's live status, from the park's posted feed or the crowd, is `down` or `closed`.
+    case reported(RideLiveState)
     /// Ridden too recently; try again after this many seconds.
     case cooldown(retryAfter: TimeInterval)
     /// Another ride was logged too recently for anyone to have ridden it and walked here.
