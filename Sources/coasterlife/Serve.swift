@@ -56,8 +56,11 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Accounts one client address may register per second, sustained (bursts of 5 min worth, at least 5). Environment: COASTERLIFE_REGISTRATION_RATE.")
     var registrationRate = Environment.value("COASTERLIFE_REGISTRATION_RATE").flatMap(Double.init) ?? 1.0 / 60
 
-    @Option(help: "The IP address of a reverse proxy in front of the service: from it, and only from it, the last X-Forwarded-For address is taken as the client's (login throttling and registration limits key on it). Environment: COASTERLIFE_TRUSTED_PROXY.")
-    var trustedProxy = Environment.value("COASTERLIFE_TRUSTED_PROXY")
+    @Option(name: .customLong("trusted-proxy"), help: "The IP address of a reverse proxy in front of the service: from it, and only from it, the last X-Forwarded-For address is taken as the client's (login throttling and registration limits key on it). Environment: COASTERLIFE_TRUSTED_PROXY.")
+    var trustedProxyOption: String?
+
+    /// The option, else the environment (an optional option takes no default of its own).
+    var trustedProxy: String? { self.trustedProxyOption ?? Environment.value("COASTERLIFE_TRUSTED_PROXY") }
 
     @Option(help: "Seconds before one person may report the same ride's wait or status again. Environment: COASTERLIFE_REPORT_WINDOW.")
     var reportWindow = Environment.value("COASTERLIFE_REPORT_WINDOW").flatMap(Double.init) ?? WaitReportPolicy().window
