@@ -1,8 +1,10 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// Layering (see README "Code layout"): coasterlife → CoasterAPI → CoasterStore → CoasterCore → CGEOS/CProj/CMemory.
-// Only CoasterStore touches SQL; only CoasterCore touches GEOS and PROJ.
+// Layering (the Architecture article): coasterlife → CoasterAPI → CoasterService → CoasterStore → CoasterCore
+// → CGEOS/CProj/CMemory. Only CoasterStore touches SQL; only CoasterCore touches GEOS and PROJ;
+// CoasterService holds the use cases and the state they keep in memory; CoasterAPI decodes,
+// authenticates, calls the service and encodes.
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
@@ -55,11 +57,23 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
         .target(
-            name: "CoasterAPI",
+            name: "CoasterService",
             dependencies: [
                 "CoasterCore", "CoasterStore",
-                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings),
+        .target(
+            name: "CoasterAPI",
+            dependencies: [
+                "CoasterCore", "CoasterStore", "CoasterService",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -79,7 +93,7 @@ let package = Package(
         .executableTarget(
             name: "coasterlife",
             dependencies: [
-                "CoasterAPI", "CoasterStore", "CoasterCore",
+                "CoasterAPI", "CoasterService", "CoasterStore", "CoasterCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -91,7 +105,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .executableTarget(
             name: "coasterbench",
-            dependencies: ["CoasterAPI", "CoasterStore", "CoasterCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["CoasterAPI", "CoasterService", "CoasterStore", "CoasterCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "CoasterCoreTests",
@@ -106,7 +120,7 @@ let package = Package(
         .testTarget(
             name: "CoasterAPITests",
             dependencies: [
-                "CoasterAPI", "CoasterStore", "CoasterCore",
+                "CoasterAPI", "CoasterService", "CoasterStore", "CoasterCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -1,17 +1,9 @@
 import CoasterCore
+import CoasterService
 import Foundation
 import Hummingbird
 import HummingbirdWebSocket
 import NIOCore
-
-/// Who is calling, once a bearer token (or OwnTracks' Basic credentials) has been checked.
-public struct Identity: Hashable, Sendable {
-    public var id: UserID
-    public var username: String
-    public var role: Role
-    /// The SHA-256 of the bearer token, so logout can revoke exactly this session.
-    public var tokenHash: Data?
-}
 
 /// The request context of every CoasterLife route.
 public struct AppRequestContext: RequestContext, WebSocketRequestContext {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CoasterAPI
 import CoasterCore
+import CoasterService
 import CoasterStore
 import Foundation
 
@@ -32,7 +33,7 @@ struct Load: AsyncParsableCommand {
         let start = Date()
         let w = Workload.make(users: self.world.users, seed: self.world.seed)
         print("generated \(self.world.users) users in \(String(format: "%.1f", Date().timeIntervalSince(start))) s")
-        let store = try Store(path: self.database)
+        let store = try SpatiaLiteStore(path: self.database)
         defer { try? store.close() }
         var definitions: [ParkDefinition] = []
         for park in w.parks {

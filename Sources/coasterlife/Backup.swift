@@ -1,4 +1,6 @@
 import ArgumentParser
+import CoasterCore
+import CoasterService
 import CoasterStore
 import Foundation
 
@@ -20,7 +22,7 @@ struct Backup: AsyncParsableCommand {
         guard FileManager.default.fileExists(atPath: self.database.database) else {
             throw ValidationError("there is no database at \(self.database.database)")
         }
-        let store = try Store(path: self.database.database)
+        let store = try SpatiaLiteStore(path: self.database.database)
         defer { try? store.close() }
         print("Backing up \(self.database.database) to \(self.destination)…")
         let summary = try await store.backup(to: self.destination)

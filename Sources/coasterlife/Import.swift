@@ -1,6 +1,7 @@
 import ArgumentParser
 import CoasterAPI
 import CoasterCore
+import CoasterService
 import CoasterStore
 import Foundation
 
@@ -57,7 +58,7 @@ struct Import: AsyncParsableCommand {
         }
         let start = Date()
         print("Writing \(definitions.count) park\(definitions.count == 1 ? "" : "s") to \(self.database.database) in one transaction…")
-        let store = try Store(path: self.database.database)
+        let store = try openStore(self.database.database)
         let results = try await store.replaceParks(definitions)
         try store.close()
         for r in results {

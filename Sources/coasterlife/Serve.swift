@@ -1,6 +1,7 @@
 import ArgumentParser
 import CoasterAPI
 import CoasterCore
+import CoasterService
 import CoasterStore
 import Foundation
 import Hummingbird
@@ -106,25 +107,19 @@ struct Serve: AsyncParsableCommand {
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics.registry))
         var accounts = AccountPolicy()
         accounts.bcryptCost = UInt8(self.bcryptCost)
-        var configuration = ServiceConfiguration(
-            host: self.host, port: self.port, databasePath: self.database.database,
-            seedParksDirectory: self.parks.isEmpty ? nil : self.parks, accounts: accounts)
+        var configuration = ServerConfiguration(ServiceConfiguration(
+            databasePath: self.database.database, seedParksDirectory: self.parks.isEmpty ? nil : self.parks, accounts: accounts),
+            host: self.host, port: self.port)
         configuration.metrics = metrics
         configuration.idleTimeout = .seconds(self.idleTimeout)
         configuration.fastLane = self.fastLane
-        configuration.location.fixRequestsPerSecond = self.fixRate
-        configuration.location.fixRequestBurst = max(1, Int(self.fixRate * 6))
-        configuration.location.nearbyRequestsPerSecond = self.nearbyRate
-        configuration.location.nearbyRequestBurst = max(10, Int(self.nearbyRate * 20))
         configuration.location.waits.window = self.reportWindow
-        configuration.messagesPerSecond = self.messageRate
-        configuration.messageBurst = max(1, Int(self.messageRate * 10))
-        configuration.friendRequestsPerSecond = self.friendRequestRate
-        configuration.friendRequestBurst = max(30, Int(self.friendRequestRate * 300))
-        configuration.leaderboardsPerSecond = self.leaderboardRate
-        configuration.leaderboardBurst = max(30, Int(self.leaderboardRate * 15))
-        configuration.registrationsPerSecond = self.registrationRate
-        configuration.registrationBurst = max(5, Int(self.registrationRate * 300))
+        configuration.limits.fixes.setRate(self.fixRate)
+        configuration.limits.nearby.setRate(self.nearbyRate)
+        configuration.limits.messages.setRate(self.messageRate)
+        configuration.limits.friendRequests.setRate(self.friendRequestRate)
+        configuration.limits.leaderboards.setRate(self.leaderboardRate)
+        configuration.limits.registrations.setRate(self.registrationRate)
         configuration.trustedProxy = self.trustedProxy.flatMap(IPAddressText.normalized)
         // Printed at start so an operator sees what is in force (there are no secrets among these).
         logger.info("configuration", metadata: [
@@ -135,7 +130,7 @@ struct Serve: AsyncParsableCommand {
             "registration_rate": "\(self.registrationRate)", "trusted_proxy": "\(self.trustedProxy ?? "none")",
             "report_window_s": "\(self.reportWindow)", "executor": "\(self.executor)", "fast_lane": "\(self.fastLane)",
         ])
-        let service = try await Service.open(configuration, logger: logger)
+        let service = try await Service.open(configuration.service, logger: logger)
         let app = try buildApplication(configuration, service: service, logger: logger)
         // SIGTERM or SIGINT: stop accepting, drain in-flight requests and live sessions; every write
         // was committed before its response, so closing the store is all that is left.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CoasterAPI
 import CoasterCore
+import CoasterService
 import CoasterStore
 import Foundation
 
@@ -31,7 +32,7 @@ struct Waits: AsyncParsableCommand {
 
         func run() async throws {
             guard let data = FileManager.default.contents(atPath: self.file) else { throw ValidationError("cannot read \(self.file)") }
-            let store = try Store(path: self.database.database)
+            let store = try openStore(self.database.database)
             defer { try? store.close() }
             let parkID = ParkID(rawValue: self.park)
             guard let summary = try await store.parkSummaries().first(where: { $0.id == parkID }) else {

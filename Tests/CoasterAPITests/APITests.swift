@@ -1,5 +1,6 @@
 import CoasterAPI
 import CoasterCore
+import CoasterService
 import CoasterStore
 import Foundation
 import HTTPTypes
@@ -256,7 +257,7 @@ struct APITests {
     /// registration and a message.
     @Test func aBodyThatIsNotSaidToBeJSONIsA415() async throws {
         let clock = TestClock()
-        let s = try await TestService(clock: clock) { $0.messageBurst = 100 }
+        let s = try await TestService(clock: clock) { $0.limits.messages.burst = 100 }
         defer { s.remove() }
         try await FastLaneTests.withBothLanes(s) { live, lane, router in
             let ann = try await live.register("ann")
@@ -501,5 +502,16 @@ struct StartupTests {
         let configuration = ServiceConfiguration(databasePath: path, seedParksDirectory: directory.appendingPathComponent("no-such-parks").path)
         await #expect(throws: StartupError.self) { _ = try await Service.open(configuration, logger: Logger(label: "test")) }
         #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    /// A URL is never a file name: the start is refused with the reason, and no file named after
+    /// the URL's scheme appears in the working directory.
+    @Test func aDatabaseURLIsNotTakenForAFileName() async throws {
+        let url = "postgres://coaster@localhost:5432/coasterlife-\(UUID().uuidString)"
+        let configuration = ServiceConfiguration(databasePath: url)
+        let error = await #expect(throws: StartupError.self) { _ = try await Service.open(configuration, logger: Logger(label: "test")) }
+        #expect(error?.description.contains("postgres URL") == true, "\(String(describing: error))")
+        #expect(!FileManager.default.fileExists(atPath: "postgres:"))
+        #expect(!FileManager.default.fileExists(atPath: url))
     }
 }

@@ -1,6 +1,7 @@
 @testable import CoasterAPI
 import CoasterCore
 @testable import CoasterStore
+import CoasterService
 import Foundation
 import GRDB
 import HTTPTypes
@@ -343,8 +344,8 @@ struct FriendTests {
             let cat = try await client.register("cat")
             _ = try await client.send(.post, "/v1/friends/requests", as: cat, json: ["username": "ann"])
             // Ann has as many friends as anyone can, written directly (5,000 sign-ups would be slow).
-            try await service.service.store.pool.write { db in
-                for n in Int64(1)...Int64(Store.maximumFriends) {
+            try await service.sqlite.pool.write { db in
+                for n in Int64(1)...Int64(FriendRules.maximumFriends) {
                     try db.execute(sql: "INSERT INTO users (id, username, display_name, password_hash, role, created_at) VALUES (?, ?, 'R', 'x', 'member', 0)",
                                    arguments: [1_000_000 + n, "rider\(n)"])
                     try db.execute(sql: "INSERT INTO friendships (requester, addressee, status, created_at, accepted_at) VALUES (?, ?, 'accepted', 0, 0)",
@@ -364,8 +365,8 @@ struct FriendTests {
             try expectProblem(try await client.send(.post, "/v1/friends/requests", as: bob, json: ["username": "ann"]), .conflict, .friendLimit)
 
             // Bob has as many requests waiting as anyone can; one answered frees a place.
-            try await service.service.store.pool.write { db in
-                for n in Int64(1)...Int64(Store.maximumPendingRequests) {
+            try await service.sqlite.pool.write { db in
+                for n in Int64(1)...Int64(FriendRules.maximumPendingRequests) {
                     try db.execute(sql: "INSERT INTO friendships (requester, addressee, status, created_at) VALUES (?, ?, 'pending', 0)",
                                    arguments: [bob.id, 1_000_000 + n])
                 }
@@ -381,8 +382,7 @@ struct FriendTests {
     /// whether a username exists.
     @Test func friendRequestsBeyondTheBurstAreRefused() async throws {
         let s = try await TestService { configuration in
-            configuration.friendRequestsPerSecond = 0.001
-            configuration.friendRequestBurst = 3
+            configuration.limits.friendRequests = RateLimit(perSecond: 0.001, burst: 3)
         }
         defer { s.remove() }
         try await s.app().test(.router) { client in

@@ -1,4 +1,5 @@
 import CoasterAPI
+import CoasterService
 import Foundation
 import HTTPTypes
 import Hummingbird

@@ -1,6 +1,7 @@
 import CoasterAPI
 import CoasterCore
 @testable import CoasterStore
+import CoasterService
 import Foundation
 import GRDB
 import HTTPTypes
@@ -23,9 +24,9 @@ struct FastLaneTests {
     /// router directly (`.router`), the lane every other route takes.
     @Test func answersAsTheRouterDoes() async throws {
         let clock = TestClock()
-        var location = LocationPolicy()
-        location.nearbyRequestBurst = 1_000
-        let s = try await TestService(location: location, clock: clock)
+        var limits = RateLimits()
+        limits.nearby.burst = 1_000
+        let s = try await TestService(clock: clock) { $0.limits = limits }
         defer { s.remove() }
         try await s.app().test(.router) { router in
             let ann = try await router.register("ann")
@@ -171,10 +172,9 @@ struct FastLaneTests {
     /// The fix rate limit is the route's: the lane refuses with the same 429 and `Retry-After`.
     @Test func refusesTooManyFixesAsTheRouterDoes() async throws {
         let clock = TestClock()
-        var location = LocationPolicy()
-        location.fixRequestBurst = 1
-        location.fixRequestsPerSecond = 0.01
-        let s = try await TestService(location: location, clock: clock)
+        var limits = RateLimits()
+        limits.fixes = RateLimit(perSecond: 0.01, burst: 1)
+        let s = try await TestService(clock: clock) { $0.limits = limits }
         defer { s.remove() }
         try await Self.withBothLanes(s) { live, lane, router in
             let ann = try await live.register("ann")
@@ -234,10 +234,9 @@ struct FastLaneTests {
     /// The clock stands still, so both waits are whole seconds however slowly the tests run (on
     /// the wall clock, a second between dan's two queries made his wait 999 s to ann's 1000 s).
     @Test func refusesTooManyNearbyQueriesAsTheRouterDoes() async throws {
-        var location = LocationPolicy()
-        location.nearbyRequestBurst = 1
-        location.nearbyRequestsPerSecond = 0.001
-        let s = try await TestService(location: location, clock: TestClock())
+        var limits = RateLimits()
+        limits.nearby = RateLimit(perSecond: 0.001, burst: 1)
+        let s = try await TestService(clock: TestClock()) { $0.limits = limits }
         defer { s.remove() }
         try await s.app().test(.router) { router in
             let ann = try await router.register("ann")
@@ -283,9 +282,9 @@ struct FastLaneTests {
     /// and are answered in order once it is written: the lane's, the router's, and another batch.
     @Test func holdsPipelinedRequestsBehindAFixBatch() async throws {
         let clock = TestClock()
-        var location = LocationPolicy()
-        location.fixRequestBurst = 1_000
-        let s = try await TestService(location: location, clock: clock)
+        var limits = RateLimits()
+        limits.fixes.burst = 1_000
+        let s = try await TestService(clock: clock) { $0.limits = limits }
         defer { s.remove() }
         try await s.app().test(.live) { live in
             let ann = try await live.register("ann")
@@ -405,7 +404,7 @@ struct FastLaneTests {
             let connection = try RawConnection(port: port)
             defer { connection.close() }
             let start = ContinuousClock.now
-            s.service.store.pool.asyncWriteWithoutTransaction { _ in usleep(2_500_000) }
+            s.sqlite.pool.asyncWriteWithoutTransaction { _ in usleep(2_500_000) }
             let answers = await connection.exchanges([Self.post(body, token: token), "GET /health HTTP/1.1\r\nHost: x\r\n\r\n",
                                                       "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"])
             let answer = answers[0], again = answers[1], metrics = answers[2] ?? ""

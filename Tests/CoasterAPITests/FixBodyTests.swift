@@ -1,5 +1,6 @@
 @testable import CoasterAPI
 import CoasterCore
+import CoasterService
 import Foundation
 import Testing
 

@@ -1,6 +1,7 @@
 @testable import CoasterAPI
 @testable import CoasterCore
 @testable import CoasterStore
+import CoasterService
 import Foundation
 import NIOCore
 import Testing

@@ -1,4 +1,5 @@
 import CoasterAPI
+import CoasterService
 import CoasterStore
 import Foundation
 import HTTPTypes

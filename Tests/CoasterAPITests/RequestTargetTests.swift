@@ -1,4 +1,5 @@
 @testable import CoasterAPI
+import CoasterService
 import HummingbirdCore
 import Testing
 

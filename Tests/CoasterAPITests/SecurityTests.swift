@@ -1,5 +1,6 @@
 import CoasterAPI
 import CoasterCore
+import CoasterService
 import CoasterStore
 import Foundation
 import HTTPTypes
@@ -55,7 +56,7 @@ struct SecurityTests {
     }
 
     @Test func leaderboardsAreRateLimited() async throws {
-        let s = try await TestService(configure: { $0.leaderboardsPerSecond = 0.01; $0.leaderboardBurst = 3 })
+        let s = try await TestService(configure: { $0.limits.leaderboards = RateLimit(perSecond: 0.01, burst: 3) })
         defer { s.remove() }
         try await s.app().test(.router) { client in
             let ann = try await client.register("ann")
@@ -107,7 +108,7 @@ struct SecurityTests {
             #expect(try await put().status == .ok)
             let (_, stream) = s.service.live.subscribeForTesting(UserID(admin.id))
             // What `coasterlife user create root --reset` does, on its own store of the same file.
-            let other = try Store(path: s.configuration.databasePath)
+            let other = try SpatiaLiteStore(path: s.configuration.databasePath)
             _ = try await other.resetUser(username: "root", passwordHash: s.service.sessions.hashPassword("another password!"), role: .member)
             try other.close()
             try await s.service.housekeeping.applyRevocations()
@@ -221,11 +222,10 @@ struct SecurityTests {
     // MARK: OwnTracks
 
     @Test func owntracksTakesNoMoreThanABatchAndIsRateLimited() async throws {
-        var location = LocationPolicy()
-        location.fixRequestBurst = 3
-        location.fixRequestsPerSecond = 0.001
+        var limits = RateLimits()
+        limits.fixes = RateLimit(perSecond: 0.001, burst: 3)
         let clock = TestClock()
-        let s = try await TestService(location: location, clock: clock)
+        let s = try await TestService(clock: clock) { $0.limits = limits }
         defer { s.remove() }
         try await s.app().test(.router) { client in
             let ann = try await client.register("ann")
@@ -301,7 +301,7 @@ struct SecurityTests {
     // MARK: Enumeration and Sybils
 
     @Test func blockingNamesNoOneAndIsRateLimited() async throws {
-        let s = try await TestService(configure: { $0.friendRequestsPerSecond = 0.001; $0.friendRequestBurst = 3 })
+        let s = try await TestService(configure: { $0.limits.friendRequests = RateLimit(perSecond: 0.001, burst: 3) })
         defer { s.remove() }
         try await s.app().test(.router) { client in
             let ann = try await client.register("ann")
@@ -317,7 +317,7 @@ struct SecurityTests {
     }
 
     @Test func registrationIsThrottledPerAddress() async throws {
-        let s = try await TestService(configure: { $0.registrationsPerSecond = 1.0 / 60; $0.registrationBurst = 5 })
+        let s = try await TestService(configure: { $0.limits.registrations = RateLimit(perSecond: 1.0 / 60, burst: 5) })
         defer { s.remove() }
         try await s.app().test(.router) { client in
             for i in 0..<5 { _ = try await client.register("sybil\(i)") }

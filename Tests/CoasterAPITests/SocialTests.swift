@@ -1,6 +1,7 @@
 import CoasterAPI
 import CoasterCore
 @testable import CoasterStore
+import CoasterService
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -116,7 +117,7 @@ struct PhotoTests {
     @Test func sharedBytesUploadedAndDeletedAtOnceKeepTheirFile() async throws {
         try await TestService.withService { service, client in
             let people = [try await client.register("ann"), try await client.register("bob")]
-            let store = service.service.store
+            let store = service.sqlite
             let problems = try await withThrowingTaskGroup(of: [String].self) { group in
                 for person in people {
                     group.addTask {
@@ -167,7 +168,7 @@ struct PhotoTests {
         #expect(now.contains(photo), "the used photo's file went")
         #expect(!now.contains(orphan) && !now.contains(partial), "\(now.sorted())")
         #expect(now.contains(foreign), "a file the store did not name went")
-        #expect(try await restarted.service.store.sweepPhotoFiles() == Store.PhotoSweep(), "a second sweep found more")
+        #expect(try await restarted.service.store.sweepPhotoFiles() == PhotoSweep(), "a second sweep found more")
     }
 
     @Test func tagsMustBeParksTheOwnerVisited() async throws {
@@ -233,7 +234,7 @@ struct SocialTests {
 
             // The boards count rides once they are older than the location time-to-live
             // (SecurityTests); here, all of them at once.
-            try await s.service.store.settleTallies(through: clock.now())
+            try await s.service.store.settleTallies(through: clock.now(), limit: 100_000)
             // Rides, global: eve 12, ann 10, bob 3.
             let global = try json(try await client.get("/v1/leaderboards/rides?scope=global&window=week", as: ann).body)
             let entries = try #require(global["entries"] as? [[String: Any]])
@@ -291,8 +292,7 @@ struct SocialTests {
     /// which leaves their friend's sending alone.
     @Test func messagesBeyondTheBurstAreRefused() async throws {
         let s = try await TestService { configuration in
-            configuration.messagesPerSecond = 0.001
-            configuration.messageBurst = 3
+            configuration.limits.messages = RateLimit(perSecond: 0.001, burst: 3)
         }
         defer { s.remove() }
         try await s.app().test(.router) { client in

@@ -1,5 +1,6 @@
 import CoasterAPI
 import CoasterCore
+import CoasterService
 import CoasterStore
 import Foundation
 import HTTPTypes
@@ -13,18 +14,19 @@ import Testing
 struct TestService {
     static let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     let directory: URL
-    let configuration: ServiceConfiguration
+    let configuration: ServerConfiguration
     let service: Service
 
     /// - Parameters:
     ///   - directory: reuse a database directory (to test a restart); a new one by default.
     ///   - configure: changes to the configuration `serve` options make.
     init(port: Int = 0, directory: URL? = nil, accounts: AccountPolicy = TestService.fastAccounts, location: LocationPolicy = LocationPolicy(),
-         clock: TestClock? = nil, configure: (inout ServiceConfiguration) -> Void = { _ in }) async throws {
+         clock: TestClock? = nil, configure: (inout ServerConfiguration) -> Void = { _ in }) async throws {
         self.directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("coasterlife-api-\(UUID().uuidString)")
-        var configuration = ServiceConfiguration(
-            host: "127.0.0.1", port: port, databasePath: self.directory.appendingPathComponent("api.sqlite").path,
-            seedParksDirectory: Self.repoRoot.appendingPathComponent("data/parks").path, accounts: accounts, location: location)
+        var configuration = ServerConfiguration(ServiceConfiguration(
+            databasePath: self.directory.appendingPathComponent("api.sqlite").path,
+            seedParksDirectory: Self.repoRoot.appendingPathComponent("data/parks").path, accounts: accounts, location: location),
+            host: "127.0.0.1", port: port)
         if let clock { configuration.now = { clock.now() } }
         // Connections are not closed as idle while a test task waits its turn for a thread (the
         // default, 30 s, is within what a full test run has made one wait); the idle-timeout
@@ -32,11 +34,10 @@ struct TestService {
         configuration.idleTimeout = .seconds(300)
         // Every test registers its users from one address; the registration limit has tests of
         // its own, which set it back.
-        configuration.registrationsPerSecond = 1000
-        configuration.registrationBurst = 1000
+        configuration.limits.registrations = RateLimit(perSecond: 1000, burst: 1000)
         configure(&configuration)
         self.configuration = configuration
-        self.service = try await Service.open(self.configuration, logger: Logger(label: "test"))
+        self.service = try await Service.open(self.configuration.service, logger: Logger(label: "test"))
     }
 
     /// bcrypt at its minimum cost: the tests check behaviour, not the work factor.
@@ -49,6 +50,9 @@ struct TestService {
     func app() throws -> some ApplicationProtocol {
         try buildApplication(self.configuration, service: self.service, logger: Logger(label: "test"))
     }
+
+    /// The service's store as what it is here, for tests that reach beneath the interface.
+    var sqlite: SpatiaLiteStore { self.service.store as! SpatiaLiteStore }
 
     func close() {
         try? self.service.store.close()

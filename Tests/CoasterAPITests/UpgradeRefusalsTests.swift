@@ -1,4 +1,5 @@
 @testable import CoasterAPI
+import CoasterService
 import HTTPTypes
 import NIOCore
 import NIOEmbedded

@@ -21,7 +21,8 @@ struct BackupTests {
                 for user in users {
                     let fix = IncomingFix(clientID: "s\(step)", lat: 41.4822, lon: -82.6835 + Double(step) * 1e-5, accuracy: 5,
                                           recordedAt: Date().addingTimeInterval(Double(step - 60)))
-                    _ = try await t.store.recordFixes(user: user, [fix], source: .api, pipeline: FixPipeline(), checkins: CheckinPolicy(), index: index)
+                    _ = try await t.store.recordFixes(user: user, [fix], source: .api, visitTimeout: CheckinPolicy().visitTimeout,
+                                                      decide: { fix, state, now in FixPipeline().process(fix, state: &state, index: index, now: now) })
                     written += 1
                 }
             }
@@ -33,7 +34,7 @@ struct BackupTests {
         let written = try await writers.value
         #expect(summary.bytes > 0)
 
-        let restored = try Store(path: destination)
+        let restored = try SpatiaLiteStore(path: destination)
         defer { try? restored.close() }
         #expect(try await restored.integrityCheck() == ["ok"])
         let copied = try await restored.tableCounts()
@@ -48,7 +49,7 @@ struct BackupTests {
         // Backing up the backup gives the same counts: nothing lost in a restore.
         let again = t.directory.appendingPathComponent("backup/again.sqlite").path
         _ = try await restored.backup(to: again)
-        let twice = try Store(path: again)
+        let twice = try SpatiaLiteStore(path: again)
         defer { try? twice.close() }
         #expect(try await twice.tableCounts() == copied)
     }
@@ -76,7 +77,7 @@ struct BackupTests {
         let destination = t.directory.appendingPathComponent("backup/copy.sqlite").path
         let summary = try await t.store.backup(to: destination)
         #expect(summary.photos == 1 && summary.photosLeftOut == 1)
-        let restored = try Store(path: destination)
+        let restored = try SpatiaLiteStore(path: destination)
         defer { try? restored.close() }
         #expect(try await restored.integrityCheck() == ["ok"])
         #expect(try await restored.photo(stored[0].id, viewer: ann) == nil)

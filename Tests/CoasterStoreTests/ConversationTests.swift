@@ -28,7 +28,7 @@ struct ConversationTests {
     /// The kept rows equal what the messages say; every user's list is theirs without the
     /// blocked, newest first, whole and in pages; every conversation read in pages of 3 is all its messages, newest
     /// first, unless the other side blocked the viewer.
-    static func check(_ store: Store, users: [Int64], blocks: [(Int64, Int64)]) async throws {
+    static func check(_ store: SpatiaLiteStore, users: [Int64], blocks: [(Int64, Int64)]) async throws {
         let (sides, kept, messages) = try await store.pool.read { db in
             let kept = try Row.fetchAll(db, sql: "SELECT * FROM conversations").map { row in
                 ("\(row["user_id"] as Int64) \(row["other_id"] as Int64)", row["last_id"] as Int64, row["unread"] as Int)
@@ -152,7 +152,7 @@ struct ConversationTests {
             }
         }
         try old.close()
-        let store = try Store(path: path, now: { Date(timeIntervalSince1970: 1_781_100_000) })
+        let store = try SpatiaLiteStore(path: path, now: { Date(timeIntervalSince1970: 1_781_100_000) })
         defer { try? store.close() }
         try await Self.check(store, users: Array(1...5), blocks: [])
         _ = try await store.sendMessage(from: UserID(2), to: UserID(1), body: "after")
@@ -166,13 +166,13 @@ struct ConversationTests {
 struct ConversationPlanTests {
     @Test(arguments: [
         // The list: a page of the viewer's rows newest first, each one's last message by id.
-        (Store.conversationList, "SEARCH c USING INDEX conversations_by_last (user_id=? AND last_id<?)"),
-        (Store.conversationList, "SEARCH m USING INTEGER PRIMARY KEY (rowid=?)"),
+        (SpatiaLiteStore.conversationList, "SEARCH c USING INDEX conversations_by_last (user_id=? AND last_id<?)"),
+        (SpatiaLiteStore.conversationList, "SEARCH m USING INTEGER PRIMARY KEY (rowid=?)"),
         // A page: each direction newest first on the pair index, merged (no sort of either).
-        (Store.conversationPage, "SEARCH messages USING INDEX messages_by_pair (sender=? AND recipient=? AND id<?)"),
-        (Store.conversationPage, "MERGE (UNION ALL)"),
+        (SpatiaLiteStore.conversationPage, "SEARCH messages USING INDEX messages_by_pair (sender=? AND recipient=? AND id<?)"),
+        (SpatiaLiteStore.conversationPage, "MERGE (UNION ALL)"),
         // Marking read: the unread messages of the pair only.
-        (Store.markRead, "SEARCH messages USING COVERING INDEX messages_unread (recipient=? AND read_at=? AND sender=?)"),
+        (SpatiaLiteStore.markRead, "SEARCH messages USING COVERING INDEX messages_unread (recipient=? AND read_at=? AND sender=?)"),
     ])
     func readsByKey(_ sql: String, _ step: String) async throws {
         let plan = try await QueryPlanTests.plan(sql, ["me": 1, "other": 2, "before": 1000, "limit": 50, "now": 0])

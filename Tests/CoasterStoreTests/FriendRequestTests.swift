@@ -45,7 +45,7 @@ struct FriendRequestTests {
     }
 
     @Test func aPageOfIncomingRequestsIsARangeOfTheIndex() async throws {
-        let plan = try await QueryPlanTests.plan(Store.incomingRequests, ["me": 1, "at": 1e9, "user": 5, "limit": 50])
+        let plan = try await QueryPlanTests.plan(SpatiaLiteStore.incomingRequests, ["me": 1, "at": 1e9, "user": 5, "limit": 50])
         #expect(plan.contains("SEARCH f USING COVERING INDEX friendships_by_addressee_and_time (addressee=? AND status=? AND (created_at,requester)<(?,?))"),
                 "\(plan)")
         #expect(plan.allSatisfy { !$0.hasPrefix("SCAN") && !$0.contains("TEMP B-TREE") }, "\(plan)")
@@ -122,7 +122,7 @@ struct FriendRequestTests {
     }
 
     @Test func aPageOfBlocksIsARangeOfTheIndex() async throws {
-        let plan = try await QueryPlanTests.plan(Store.blockList, ["me": 1, "at": 1e9, "user": 5, "limit": 50])
+        let plan = try await QueryPlanTests.plan(SpatiaLiteStore.blockList, ["me": 1, "at": 1e9, "user": 5, "limit": 50])
         #expect(plan.contains("SEARCH b USING COVERING INDEX blocks_by_blocker_and_time (blocker=? AND (created_at,blocked)<(?,?))"), "\(plan)")
         #expect(plan.allSatisfy { !$0.hasPrefix("SCAN") && !$0.contains("TEMP B-TREE") }, "\(plan)")
     }

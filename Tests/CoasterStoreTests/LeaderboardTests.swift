@@ -43,7 +43,7 @@ struct LeaderboardTests {
         return out
     }
 
-    static func checkCounts(_ store: Store) async throws {
+    static func checkCounts(_ store: SpatiaLiteStore) async throws {
         let (stored, tallies) = try store.pool.read { db in
             (try Row.fetchAll(db, sql: "SELECT * FROM tally_counts"), try Row.fetchAll(db, sql: "SELECT * FROM tallies"))
         }
@@ -55,7 +55,7 @@ struct LeaderboardTests {
     }
 
     /// Every viewer's global, park and friends boards, whole and in pages, and their own rank.
-    static func checkBoards(_ store: Store, users: [Int64], friends: [Int64: Set<Int64>], blocks: [(Int64, Int64)]) async throws {
+    static func checkBoards(_ store: SpatiaLiteStore, users: [Int64], friends: [Int64: Set<Int64>], blocks: [(Int64, Int64)]) async throws {
         let rows = try store.pool.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM tallies WHERE metric = 'rides' AND period = 'all'")
         }
@@ -157,7 +157,7 @@ struct LeaderboardTests {
         let ride = Ride(id: RideID(rawValue: "p.r"), park: ParkID(rawValue: "p"), name: "R", type: .coaster, status: .operating)
         let logged = (0..<60).map { _ in (UserID(users.randomElement(using: &g)!), Date(timeIntervalSince1970: Self.times.randomElement(using: &g)!)) }
         try await t.store.pool.write { db in
-            for (user, at) in logged { try Store.tally(user: user, ride: ride, at: at, db) }
+            for (user, at) in logged { try SpatiaLiteStore.tally(user: user, ride: ride, at: at, db) }
             try db.execute(sql: "DELETE FROM users WHERE id IN (5, 17, 28)")
             try db.execute(sql: "UPDATE tallies SET reached_at = reached_at + 3600 WHERE user_id % 7 = 0")
         }
@@ -183,7 +183,7 @@ struct LeaderboardTests {
             }
         }
         try old.close()
-        let store = try Store(path: path, now: { Date(timeIntervalSince1970: 1_781_100_000) })
+        let store = try SpatiaLiteStore(path: path, now: { Date(timeIntervalSince1970: 1_781_100_000) })
         defer { try? store.close() }
         try await Self.checkCounts(store)
         try await Self.checkBoards(store, users: Array(1...6), friends: [:], blocks: [])

@@ -60,7 +60,7 @@ struct MigrationTests {
         let before = try old.read { db in try Row.fetchAll(db, sql: "SELECT * FROM fixes ORDER BY id") }
         try old.close()
 
-        let store = try Store(path: path)
+        let store = try SpatiaLiteStore(path: path)
         defer { try? store.close() }
         try store.pool.write { db in
             #expect(try Row.fetchAll(db, sql: "SELECT * FROM fixes ORDER BY id") == before)

@@ -24,7 +24,7 @@ struct QueryPlanTests {
 
     /// History pages (a rider's logged rides, their check-ins) are a range of an index in id order:
     /// no sort of all of the user's rows, which grow for as long as they ride.
-    @Test(arguments: [Store.rideHistoryPage, Store.visitPage])
+    @Test(arguments: [SpatiaLiteStore.rideHistoryPage, SpatiaLiteStore.visitPage])
     func historyPagesReadOnlyThePage(_ sql: String) async throws {
         let plan = try await Self.plan(sql, [1, Int64.max, 50])
         #expect(plan.contains { $0.contains("_paged (user_id=? AND rowid<?)") }, "\(plan)")
@@ -61,7 +61,7 @@ struct QueryPlanTests {
         #expect(statements.count >= 100, "found only \(statements.count) statements in the sources")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coasterlife-plans-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try Store(path: directory.appendingPathComponent("plans.sqlite").path)
+        let store = try SpatiaLiteStore(path: directory.appendingPathComponent("plans.sqlite").path)
         defer { try? store.close() }
         let (checked, unexplained, used) = try await store.pool.read { db in
             var unexplained: [String] = []
@@ -90,12 +90,12 @@ struct QueryPlanTests {
         #expect(stale.isEmpty, "\(stale)")
     }
 
-    /// The SQL statements written out whole in `Sources/CoasterStore` (not the migrations' DDL),
+    /// The SQL statements written out whole in `Sources/CoasterStore/SpatiaLite` (not the migrations' DDL),
     /// whitespace collapsed: string literals that begin with a statement's keyword and hold no
     /// interpolation, one statement each.
     static func storeStatements() throws -> [String] {
         let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Sources/CoasterStore")
+            .appendingPathComponent("Sources/CoasterStore/SpatiaLite")
         let literals = try NSRegularExpression(pattern: #"\"\"\"\n(.*?)\"\"\"|(?<!\")\"((?:[^"\\\n]|\\.)*)\"(?!\")"#, options: [.dotMatchesLineSeparators])
         let keyword = try NSRegularExpression(pattern: #"^\s*(SELECT|UPDATE|DELETE|INSERT|WITH|REPLACE)\b"#, options: [.caseInsensitive])
         var out = Set<String>()
@@ -116,7 +116,7 @@ struct QueryPlanTests {
     static func plan(_ sql: String, _ arguments: StatementArguments = []) async throws -> [String] {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coasterlife-plans-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try Store(path: directory.appendingPathComponent("plans.sqlite").path)
+        let store = try SpatiaLiteStore(path: directory.appendingPathComponent("plans.sqlite").path)
         defer { try? store.close() }
         return try await store.pool.read { db in
             try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
@@ -129,7 +129,7 @@ struct QueryPlanTests {
 struct LeaderboardPlanTests {
     @Test(arguments: [
         // The friends' board: each friend's tally by its key, not the board filtered by friends.
-        (Store.friendsBoard, "SEARCH t USING INDEX sqlite_autoindex_tallies_1 (metric=? AND scope=? AND period=? AND user_id=?)"),
+        (SpatiaLiteStore.friendsBoard, "SEARCH t USING INDEX sqlite_autoindex_tallies_1 (metric=? AND scope=? AND period=? AND user_id=?)"),
         // The rank: sums of counts by their key ...
         (TallyCounts.sums, "SEARCH tally_counts USING PRIMARY KEY (metric=? AND scope=? AND period=? AND level=? AND value>?)"),
         (TallyCounts.sums, "SEARCH tally_counts USING PRIMARY KEY (metric=? AND scope=? AND period=? AND level=? AND value=? AND slot>? AND slot<?)"),
@@ -138,9 +138,9 @@ struct LeaderboardPlanTests {
         // ... and the blocked riders' own tallies.
         (TallyCounts.blockedAhead, "SEARCH t USING INDEX sqlite_autoindex_tallies_1 (metric=? AND scope=? AND period=? AND user_id=?)"),
         // A page after a place: the riders tied with it after it, then the lower values, merged.
-        (Store.boardPageAfter, "SEARCH t USING COVERING INDEX tallies_rank (metric=? AND scope=? AND period=? AND value=? AND (reached_at,user_id)>(?,?))"),
-        (Store.boardPageAfter, "SEARCH t USING COVERING INDEX tallies_rank (metric=? AND scope=? AND period=? AND value<?)"),
-        (Store.boardPageAfter, "MERGE (UNION ALL)"),
+        (SpatiaLiteStore.boardPageAfter, "SEARCH t USING COVERING INDEX tallies_rank (metric=? AND scope=? AND period=? AND value=? AND (reached_at,user_id)>(?,?))"),
+        (SpatiaLiteStore.boardPageAfter, "SEARCH t USING COVERING INDEX tallies_rank (metric=? AND scope=? AND period=? AND value<?)"),
+        (SpatiaLiteStore.boardPageAfter, "MERGE (UNION ALL)"),
     ])
     func readsByKey(_ sql: String, _ step: String) async throws {
         let plan = try await QueryPlanTests.plan(sql, [

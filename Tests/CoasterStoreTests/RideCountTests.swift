@@ -9,7 +9,7 @@ import Testing
 @Suite("Ride counts")
 struct RideCountTests {
     /// Every rider's facts and counts in every park equal what their ride logs say.
-    static func check(_ store: Store, users: [Int64]) async throws {
+    static func check(_ store: SpatiaLiteStore, users: [Int64]) async throws {
         try await store.pool.read { db in
             let logs = try Row.fetchAll(db, sql: """
                 SELECT l.user_id, l.ride_id, r.park_id, r.type FROM ride_logs l JOIN rides r ON r.id = l.ride_id
@@ -26,7 +26,7 @@ struct RideCountTests {
                 var byRide: [String: Int] = [:]
                 for log in mine { byRide[log["ride_id"], default: 0] += 1 }
                 let coasters = Set(mine.filter { $0["type"] == "coaster" }.map { $0["ride_id"] as String })
-                let facts = try Store.riderFacts(UserID(user), db)
+                let facts = try SpatiaLiteStore.riderFacts(UserID(user), db)
                 #expect(facts.totalRides == mine.count, "\(user)")
                 #expect(facts.distinctRides == byRide.count, "\(user)")
                 #expect(facts.coasterCredits == coasters.count, "\(user)")
@@ -34,7 +34,7 @@ struct RideCountTests {
                 for park in parks {
                     var want: [String: Int] = [:]
                     for log in mine where log["park_id"] == park { want[log["ride_id"], default: 0] += 1 }
-                    let got = try Row.fetchAll(db, sql: Store.parkRideCounts, arguments: [user, park]).map { "\($0["ride_id"] as String) \($0["n"] as Int)" }
+                    let got = try Row.fetchAll(db, sql: SpatiaLiteStore.parkRideCounts, arguments: [user, park]).map { "\($0["ride_id"] as String) \($0["n"] as Int)" }
                     #expect(got.sorted() == want.map { "\($0.key) \($0.value)" }.sorted(), "\(user) in \(park)")
                 }
             }
@@ -97,10 +97,10 @@ struct RideCountTests {
             }
         }
         try old.close()
-        let store = try Store(path: path, now: { Date(timeIntervalSince1970: 1_781_100_000) })
+        let store = try SpatiaLiteStore(path: path, now: { Date(timeIntervalSince1970: 1_781_100_000) })
         defer { try? store.close() }
         try await Self.check(store, users: [1, 2, 3])
-        let facts = try await store.pool.read { db in try Store.riderFacts(UserID(1), db) }
+        let facts = try await store.pool.read { db in try SpatiaLiteStore.riderFacts(UserID(1), db) }
         #expect(facts == RiderFacts(totalRides: 4, coasterCredits: 2, parksVisited: 0, mostRidesOfOneRide: 2, distinctRides: 3))
     }
 }
@@ -109,7 +109,7 @@ struct RideCountTests {
 /// have visited, not their visits.
 @Suite("Ride count query plans")
 struct RideCountPlanTests {
-    @Test(arguments: [(Store.rideFacts, false), (Store.parkRideCounts, true)])
+    @Test(arguments: [(SpatiaLiteStore.rideFacts, false), (SpatiaLiteStore.parkRideCounts, true)])
     func readsByKey(_ sql: String, inPark: Bool) async throws {
         let plan = try await QueryPlanTests.plan(sql, inPark ? [1, "cedar-point"] : [1])
         #expect(plan.contains { $0.hasPrefix("SEARCH c USING PRIMARY KEY (user_id=?") }, "\(plan)")
@@ -117,7 +117,7 @@ struct RideCountPlanTests {
     }
 
     @Test func parksVisitedSearchesOneParkAfterAnother() async throws {
-        let plan = try await QueryPlanTests.plan(Store.parksVisited, ["user": 1])
+        let plan = try await QueryPlanTests.plan(SpatiaLiteStore.parksVisited, ["user": 1])
         #expect(plan.contains("SEARCH visits USING COVERING INDEX visits_by_park (user_id=? AND park_id>?)"), "\(plan)")
         // The only scans are of the parks found so far.
         #expect(plan.allSatisfy { !$0.hasPrefix("SCAN") || ["SCAN seen", "SCAN CONSTANT ROW"].contains($0) }, "\(plan)")
@@ -166,7 +166,7 @@ struct ParksVisitedTests {
             var counts: Set<Int> = []
             for user in users {
                 let want = try Int.fetchOne(db, sql: "SELECT count(DISTINCT park_id) FROM visits WHERE user_id = ?", arguments: [user])!
-                #expect(try Store.riderFacts(UserID(user), db).parksVisited == want, "\(user)")
+                #expect(try SpatiaLiteStore.riderFacts(UserID(user), db).parksVisited == want, "\(user)")
                 counts.insert(want)
             }
             #expect(counts.contains(0) && counts.contains(all) && counts.count > 5, "\(counts.sorted())")

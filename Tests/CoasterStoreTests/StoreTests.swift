@@ -7,11 +7,11 @@ import Testing
 /// A fresh database file per test, removed afterwards.
 struct TemporaryStore {
     let directory: URL
-    let store: Store
+    let store: SpatiaLiteStore
 
     init(now: @escaping @Sendable () -> Date = Date.init) throws {
         self.directory = FileManager.default.temporaryDirectory.appendingPathComponent("coasterlife-store-\(UUID().uuidString)")
-        self.store = try Store(path: self.directory.appendingPathComponent("test.sqlite").path, now: now)
+        self.store = try SpatiaLiteStore(path: self.directory.appendingPathComponent("test.sqlite").path, now: now)
     }
 
     func remove() {
@@ -39,12 +39,12 @@ struct StoreTests {
         // Reopening runs no migration twice and keeps the data.
         _ = try await t.store.replaceParks([try Parks.definition("kings-island")])
         try t.store.close()
-        let reopened = try Store(path: t.store.path)
+        let reopened = try SpatiaLiteStore(path: t.store.path)
         #expect(try await reopened.parkSummaries().map(\.id) == ["kings-island"])
         try reopened.close()
     }
 
-    /// The promise `Store.synchronous` documents, as the writer holds it: commits written through
+    /// The promise `SpatiaLiteStore.synchronous` documents, as the writer holds it: commits written through
     /// the operating system (which a `kill -9` cannot undo), flushed to the disk at checkpoints.
     /// A change to it (to `FULL`, or `OFF`, which would not even wait for the WAL's write order)
     /// must be a decision, with the durability sentence of the FixesAndVisits article changed with it.
@@ -63,7 +63,7 @@ struct StoreTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         // A directory where the file should be: opening must fail with a sentence, not crash.
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("db.sqlite"), withIntermediateDirectories: true)
-        #expect(throws: StoreError.self) { try Store(path: directory.appendingPathComponent("db.sqlite").path) }
+        #expect(throws: StoreError.self) { try SpatiaLiteStore(path: directory.appendingPathComponent("db.sqlite").path) }
     }
 
     @Test func realParksRoundTripExactly() async throws {

@@ -38,7 +38,7 @@ struct WaitBoardsTests {
 
         /// Another connection to the file, as the `waits load` command would open.
         func postElsewhere(_ park: ParkID, ride: RideID, minutes: Double, at: Date) async throws {
-            let other = try Store(path: self.t.store.path, now: self.clock.now)
+            let other = try SpatiaLiteStore(path: self.t.store.path, now: self.clock.now)
             _ = try await other.loadPostedWaits(park: park, [PostedWaitEntry(ride: ride, at: at, minutes: minutes)])
             try other.close()
         }
@@ -58,7 +58,7 @@ struct WaitBoardsTests {
         // Through another connection to the file: the kept board answers until it is a second old.
         try await f.postElsewhere("kings-island", ride: ride, minutes: 40, at: at.addingTimeInterval(1))
         #expect(try await f.posted("kings-island")[ride] == 25)
-        f.clock.advance(Store.waitBoardFreshness)
+        f.clock.advance(SpatiaLiteStore.waitBoardFreshness)
         #expect(try await f.posted("kings-island")[ride] == 40)
     }
 
@@ -100,7 +100,7 @@ struct WaitBoardsTests {
         let f = try await Fixture(parks: ["kings-island"])
         defer { f.t.remove() }
         let ride = try await f.firstRide("kings-island")
-        f.clock.advance(Store.waitBoardFreshness)  // the board kept by firstRide has gone stale
+        f.clock.advance(SpatiaLiteStore.waitBoardFreshness)  // the board kept by firstRide has gone stale
         let gate = AsyncStream<Void>.makeStream()
         let older = f.t.store.waitBoards.flight(park: "kings-island", estimator: WaitEstimator(), statusRules: RideStatusRules()) { _ in
             for await _ in gate.stream { break }
@@ -145,7 +145,7 @@ struct WaitBoardsTests {
                 }
             }
         }
-        f.clock.advance(Store.waitBoardFreshness)
+        f.clock.advance(SpatiaLiteStore.waitBoardFreshness)
         let row = try #require(try await f.t.store.waitBoard(park: "kings-island", estimator: WaitEstimator(), statusRules: RideStatusRules())?
             .first { $0.ride.id == ride })
         let (all, statuses) = try await f.t.store.pool.read { db in

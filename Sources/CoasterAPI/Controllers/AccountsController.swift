@@ -1,4 +1,5 @@
 import CoasterCore
+import CoasterService
 import CoasterStore
 import Foundation
 import HTTPTypes
@@ -6,7 +7,7 @@ import Hummingbird
 
 /// Registration, sessions and the caller's own profile.
 struct AccountsController {
-    let store: Store
+    let store: any Store
     let sessions: Sessions
     let accounts: Accounts
     let people: People

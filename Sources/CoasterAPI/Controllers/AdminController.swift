@@ -1,4 +1,5 @@
 import CoasterCore
+import CoasterService
 import CoasterStore
 import Foundation
 import Hummingbird
@@ -6,7 +7,7 @@ import Logging
 
 /// Routes for park admins.
 struct AdminController {
-    let store: Store
+    let store: any Store
     let fences: Fences
     let live: Live
     let policy: LocationPolicy

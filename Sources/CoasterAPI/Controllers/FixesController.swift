@@ -1,4 +1,5 @@
 import CoasterCore
+import CoasterService
 import CoasterStore
 import Foundation
 import HTTPTypes
@@ -6,7 +7,7 @@ import Hummingbird
 
 /// GPS fixes and explicit check-ins.
 struct FixesController {
-    let store: Store
+    let store: any Store
     let fences: Fences
     let people: People
     let recorder: FixRecorder
@@ -26,7 +27,7 @@ struct FixesController {
         let me = try context.requireIdentity()
         try self.rates.take(me.id, what: "fix")
         try request.requireJSONContentType()
-        let fixes = try FixRecorder.fixes(in: try await request.body.collect(upTo: FixRecorder.bodyLimit), policy: self.policy)
+        let fixes = try FixBatchBody.fixes(in: try await request.body.collect(upTo: FixBatchBody.bodyLimit), policy: self.policy)
         let batch = try await self.recorder.record(fixes, for: me.id, source: .api)
         return FixesResponse(fixes: fixes, results: batch.results)
     }
@@ -37,7 +38,7 @@ struct FixesController {
         let body = try await request.decodeJSON(as: CheckinRequest.self, context: context)
         guard Slug.isValid(body.parkId) else { throw ParksController.noSuchPark(ParkID(rawValue: body.parkId)) }
         let park = ParkID(rawValue: body.parkId)
-        guard let outcome = try await self.store.checkIn(user: me.id, park: park, policy: self.policy.checkins, index: self.fences.index)
+        guard let outcome = try await self.recorder.checkIn(user: me.id, park: park)
         else { throw ParksController.noSuchPark(park) }
         if case .created = outcome { try await self.people.refresh(me.id) }
         switch outcome {

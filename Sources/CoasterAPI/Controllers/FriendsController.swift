@@ -1,4 +1,5 @@
 import CoasterCore
+import CoasterService
 import CoasterStore
 import Foundation
 import HTTPTypes
@@ -6,7 +7,7 @@ import Hummingbird
 
 /// The friend graph: requests, friends, sharing per friend, and blocks.
 struct FriendsController {
-    let store: Store
+    let store: any Store
     let people: People
     /// Friend requests sent, per user.
     let rates: RequestRates

@@ -1,11 +1,12 @@
 import CoasterCore
+import CoasterService
 import CoasterStore
 import Hummingbird
 import Logging
 
 /// Liveness and readiness for process supervisors and load balancers.
 struct HealthController {
-    let store: Store
+    let store: any Store
     let fences: Fences
 
     struct Status: ResponseEncodable, Sendable {

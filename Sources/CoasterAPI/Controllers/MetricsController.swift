@@ -1,3 +1,4 @@
+import CoasterService
 import CoasterStore
 import Hummingbird
 

@@ -1,4 +1,5 @@
 import CoasterCore
+import CoasterService
 import CoasterStore
 import Foundation
 import HTTPTypes
@@ -8,7 +9,7 @@ import HummingbirdCore
 /// Who is near: friends, friends in a park, and people who opted in to being discoverable.
 struct NearbyController {
     let people: People
-    let fences: Fences
+    let fences: FencePlaces
     let policy: LocationPolicy
     let rates: RequestRates
     let now: @Sendable () -> Date

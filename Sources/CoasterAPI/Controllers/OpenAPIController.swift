@@ -1,4 +1,5 @@
 import Foundation
+import CoasterService
 import Hummingbird
 
 /// Serves the OpenAPI 3.1 document of this service (`Sources/CoasterAPI/openapi.json`).
@@ -20,10 +21,4 @@ struct OpenAPIController {
         }
         return routes
     }
-}
-
-/// A reason the service cannot start, as a sentence an operator can act on.
-public struct StartupError: Error, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
 }

@@ -1,4 +1,5 @@
 import CoasterCore
+import CoasterService
 import CoasterStore
 import Foundation
 import HTTPTypes
@@ -8,8 +9,9 @@ import Synchronization
 
 /// Parks, their rides, and point lookup against the fences.
 struct ParksController {
-    let store: Store
+    let store: any Store
     let fences: Fences
+    let places: FencePlaces
     /// Each park's GeoJSON as last written, with its tag.
     let documents = KeptPerLoad<Document>()
     /// Each park's listed rides as last read.
@@ -102,7 +104,7 @@ struct ParksController {
 
     /// Answers from the in-memory index only: no database round trip on this path.
     @Sendable func locate(_ request: Request, context: AppRequestContext) async throws -> LocateResponse {
-        try Self.locate(request.uri.queryParameters, in: self.fences.indexAndPlaces)
+        try Self.locate(request.uri.queryParameters, in: self.places.indexAndPlaces)
     }
 
     /// The answer to `GET /v1/locate` with this query: the route's and the fast lane's.

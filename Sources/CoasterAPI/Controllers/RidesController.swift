@@ -1,4 +1,5 @@
 import CoasterCore
+import CoasterService
 import CoasterStore
 import Foundation
 import HTTPTypes
@@ -6,7 +7,7 @@ import Hummingbird
 
 /// Rides in detail, ride logs, counts and a rider's totals.
 struct RidesController {
-    let store: Store
+    let store: any Store
     let policy: LocationPolicy
 
     var endpoints: RouteCollection<AppRequestContext> {

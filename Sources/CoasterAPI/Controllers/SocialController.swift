@@ -1,4 +1,5 @@
 import CoasterCore
+import CoasterService
 import CoasterStore
 import Foundation
 import HTTPTypes
@@ -7,7 +8,7 @@ import NIOPosix
 
 /// Photos, friends' profiles, leaderboards, badges and messages.
 struct SocialController {
-    let store: Store
+    let store: any Store
     let people: People
     let live: Live
     let policy: LocationPolicy

@@ -1,4 +1,5 @@
 import CoasterCore
+import CoasterService
 import CoasterStore
 import Foundation
 import HTTPTypes
@@ -6,9 +7,8 @@ import Hummingbird
 
 /// Crowd-sourced waits: reports, ride status, the park's wait board and a ride's history.
 struct WaitsController {
-    let store: Store
-    let fences: Fences
-    let live: Live
+    let store: any Store
+    let reports: CrowdReports
     let policy: LocationPolicy
     let now: @Sendable () -> Date
     /// The last board written per park: the store keeps boards for a while (``Store/waitBoardFreshness``),
@@ -34,14 +34,7 @@ struct WaitsController {
         guard body.minutes.isFinite, self.policy.waits.minutes.contains(body.minutes) else {
             throw Problem.invalidField("/minutes", "a wait in minutes, \(Int(self.policy.waits.minutes.lowerBound))…\(Int(self.policy.waits.minutes.upperBound))")
         }
-        let outcome = try await self.store.reportWait(user: me.id, ride: ride, minutes: body.minutes, policy: self.policy.waits,
-                                                      visitTimeout: self.policy.checkins.visitTimeout, index: self.fences.index,
-                                                      estimator: self.policy.estimator, statusRules: self.policy.statusRules)
-        let accepted = try await self.checked(outcome, user: me.id, ride: ride, status: false)
-        guard let row = try await self.store.waitEstimate(ride: ride, estimator: self.policy.estimator, statusRules: self.policy.statusRules)
-        else { throw RideError.noSuchRide }
-        self.live.waitChanged(row)
-        if let change = accepted.statusChange { self.live.statusesChanged([change], in: ride.park) }
+        let (accepted, row) = try await self.refusalsAsProblems { try await self.reports.reportWait(user: me.id, ride: ride, minutes: body.minutes) }
         return EditedResponse(status: .created, response: WaitReportResponse(ride: ride, reportedAt: accepted.at, estimate: EstimateWire(row.estimate)))
     }
 
@@ -49,29 +42,24 @@ struct WaitsController {
         let me = try context.requireIdentity()
         let ride = RideID(rawValue: try context.parameters.require("rideId"))
         let body = try await request.decodeJSON(as: StatusBody.self, context: context)
-        let outcome = try await self.store.reportStatus(user: me.id, ride: ride, condition: body.status, policy: self.policy.waits,
-                                                        visitTimeout: self.policy.checkins.visitTimeout, index: self.fences.index,
-                                                        estimator: self.policy.estimator, statusRules: self.policy.statusRules)
-        let accepted = try await self.checked(outcome, user: me.id, ride: ride, status: true)
-        if let change = accepted.statusChange { self.live.statusesChanged([change], in: ride.park) }
+        let accepted = try await self.refusalsAsProblems { try await self.reports.reportStatus(user: me.id, ride: ride, condition: body.status) }
         return EditedResponse(status: .created, response: StatusReportResponse(ride: ride, reportedAt: accepted.at, condition: accepted.verdict))
     }
 
-    private func checked(_ outcome: Result<AcceptedReport, WaitReportRefusal>?, user: UserID, ride: RideID, status: Bool) async throws -> AcceptedReport {
-        switch outcome {
-        case nil: throw RideError.noSuchRide
-        case .success(let accepted)?: return accepted
-        case .failure(.tooSoon)?:
-            let last = try await self.store.lastReport(user: user, ride: ride, status: status) ?? self.now()
-            var p = Problem.tooManyRequests("You reported this ride less than \(Int(self.policy.waits.window / 60)) minutes ago.",
-                                            retryAfter: self.policy.waits.retryAfter(lastReport: last, now: self.now()))
-            p.type = .reportRefused
-            p.title = "Report refused"
-            p.reason = WaitReportRefusal.tooSoon.rawValue
-            throw p
-        case .failure(let refusal)?:
-            var p = Problem(.reportRefused, status: .unprocessableContent, title: "Report refused", detail: Self.describe(refusal, self.policy))
-            p.reason = refusal.rawValue
+    /// Runs a report, turning the rules' refusal into its problem.
+    private func refusalsAsProblems<T>(_ report: () async throws -> T) async throws -> T {
+        do {
+            return try await report()
+        } catch let refused as ReportRefused {
+            if refused.refusal == .tooSoon, let wait = refused.retryAfter {
+                var p = Problem.tooManyRequests("You reported this ride less than \(Int(self.policy.waits.window / 60)) minutes ago.", retryAfter: wait)
+                p.type = .reportRefused
+                p.title = "Report refused"
+                p.reason = WaitReportRefusal.tooSoon.rawValue
+                throw p
+            }
+            var p = Problem(.reportRefused, status: .unprocessableContent, title: "Report refused", detail: Self.describe(refused.refusal, self.policy))
+            p.reason = refused.refusal.rawValue
             throw p
         }
     }

@@ -1,3 +1,4 @@
+import CoasterService
 import Foundation
 import HTTPTypes
 import Hummingbird

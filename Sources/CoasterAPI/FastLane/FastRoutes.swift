@@ -1,4 +1,5 @@
 import CoasterCore
+import CoasterService
 import CoasterStore
 import Foundation
 import HTTPTypes
@@ -21,7 +22,7 @@ import NIOHTTP1
 /// them, several times the work of a read's answer (tools/bench/README.md).
 struct FastRoutes: Sendable {
     let sessions: Sessions
-    let fences: Fences
+    let fences: FencePlaces
     let nearby: NearbyController
     let people: People
     let fixes: FixRecorder
@@ -35,12 +36,12 @@ struct FastRoutes: Sendable {
 
     init(_ service: Service, logger: Logger) throws {
         self.sessions = service.sessions
-        self.fences = service.fences
-        self.nearby = NearbyController(people: service.people, fences: service.fences, policy: service.location, rates: service.nearbyRates,
+        self.fences = FencePlaces(service.fences)
+        self.nearby = NearbyController(people: service.people, fences: self.fences, policy: service.location, rates: service.limiters.nearby,
                                        now: service.now)
         self.people = service.people
         self.fixes = service.fixRecorder
-        self.fixRates = service.fixRates
+        self.fixRates = service.limiters.fixes
         self.metrics = service.metrics
         self.logger = logger
         self.health = ByteBuffer(bytes: try AppRequestContext.encoder.encode(HealthController.alive))
@@ -101,7 +102,7 @@ struct FastRoutes: Sendable {
     /// large, go to the router), a caller the session cache vouches for and the directory holds.
     func fixRequest(_ head: HTTPRequestHead, start: ContinuousClock.Instant) -> FixRequest? {
         guard head.method == .POST, head.uri == "/v1/fixes", let headers = Self.read(head.headers),
-              let length = headers.contentLength, length <= FixRecorder.bodyLimit,
+              let length = headers.contentLength, length <= FixBatchBody.bodyLimit,
               let me = self.caller(headers.authorization), self.people.holds(me.id)
         else { return nil }
         return FixRequest(caller: me.id, start: start, body: ByteBuffer())
@@ -115,7 +116,7 @@ struct FastRoutes: Sendable {
         let fixes: [IncomingFix]
         do {
             try self.fixRates.take(request.caller, what: "fix")
-            fixes = try FixRecorder.fixes(in: request.body, policy: self.fixes.policy)
+            fixes = try FixBatchBody.fixes(in: request.body, policy: self.fixes.policy)
         } catch {
             answer(self.answer(route, self.fixesSeries, requestID: request.requestID, .failure(error)))
             return
@@ -158,6 +159,8 @@ struct FastRoutes: Sendable {
             return Answer(status: .ok, headers: Self.json, body: body, route: route, requestID: requestID, series: series)
         case .failure(let thrown as Problem):
             problem = thrown
+        case .failure(let limited as RateLimited):
+            problem = Problem(limited)
         case .failure(let thrown as DecodingError):
             problem = ProblemMiddleware<AppRequestContext>.problem(decoding: thrown)
         case .failure(let error):

@@ -1,4 +1,5 @@
 import CoasterCore
+import CoasterService
 import Foundation
 import HTTPTypes
 import Hummingbird

@@ -1,3 +1,4 @@
+import CoasterService
 import Hummingbird
 
 /// Counts and times every request by method, route template (not the raw path, which would make

@@ -1,4 +1,5 @@
 import CoasterCore
+import CoasterService
 import CoasterStore
 import Foundation
 import HTTPTypes
@@ -14,7 +15,7 @@ import Logging
 /// allow, with `card` objects carrying names. The apps drop a message on 4xx and retry 5xx
 /// forever, so a malformed or unsupported body gets `200 []` and is stored nowhere.
 struct OwnTracksController {
-    let store: Store
+    let store: any Store
     let fences: Fences
     let sessions: Sessions
     let people: People

@@ -1,4 +1,5 @@
 import CoasterCore
+import CoasterService
 import CoasterStore
 import Foundation
 import HTTPTypes
@@ -31,6 +32,8 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         switch error {
         case let problem as Problem:
             return problem
+        case let limited as RateLimited:
+            return Problem(limited)
         case let error as DecodingError:
             return Self.problem(decoding: error)
         case let rejection as ImportRejection:
@@ -68,11 +71,11 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             return Problem(.notBlocked, status: .notFound, title: "Not blocked", detail: "You have not blocked that user.")
         case FriendshipError.tooManyFriends(let yours):
             return Problem(.friendLimit, status: .conflict, title: "Too many friends",
-                           detail: yours ? "You have \(Store.maximumFriends) friends, the most anyone can have; remove one first."
-                                         : "That user has \(Store.maximumFriends) friends, the most anyone can have.")
+                           detail: yours ? "You have \(FriendRules.maximumFriends) friends, the most anyone can have; remove one first."
+                                         : "That user has \(FriendRules.maximumFriends) friends, the most anyone can have.")
         case FriendshipError.tooManyPendingRequests:
             return Problem(.friendLimit, status: .conflict, title: "Too many pending requests",
-                           detail: "You have \(Store.maximumPendingRequests) friend requests waiting on others; cancel some first.")
+                           detail: "You have \(FriendRules.maximumPendingRequests) friend requests waiting on others; cancel some first.")
         case let error as HTTPError:
             switch error.status {
             case .notFound:

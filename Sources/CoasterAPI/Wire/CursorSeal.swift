@@ -1,3 +1,4 @@
+import CoasterCore
 import Crypto
 import Foundation
 
@@ -29,13 +30,5 @@ struct CursorSeal: Sendable {
               let opened = try? ChaChaPoly.open(box, using: self.key)
         else { return nil }
         return String(data: opened, encoding: .utf8)
-    }
-}
-
-extension Data {
-    /// Base64url without padding (RFC 4648 §5): session tokens and sealed cursors.
-    var base64URLEncoded: String {
-        self.base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
 }

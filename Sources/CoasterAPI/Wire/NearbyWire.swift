@@ -1,23 +1,11 @@
 import CoasterCore
+import CoasterService
 import Foundation
 import Hummingbird
 
 struct NearbyResponse: Encodable, JSONWritable, Sendable {
-    struct Place: Encodable, Sendable {
-        var id: String
-        var name: String
-        var kind: ZoneKind?
-
-        /// The park as answers name it, if `index` has it.
-        static func park(_ id: ParkID, in index: FenceIndex) -> Place? {
-            index.park(id).map { Place(id: id.rawValue, name: $0.name, kind: nil) }
-        }
-
-        /// The zone as answers name it, if `index` has it.
-        static func zone(_ id: ZoneID, in index: FenceIndex) -> Place? {
-            index.zone(id).map { Place(id: id.rawValue, name: $0.name, kind: $0.kind) }
-        }
-    }
+    /// A park or a zone, as answers name it.
+    typealias Place = NamedPlace
 
     struct Person: Encodable, Sendable {
         var user: UserWire

@@ -13,6 +13,13 @@ public enum Relationship: Hashable, Sendable {
 
     /// Whether location and profile may flow to the other side.
     public var isFriend: Bool { self == .friends }
+
+    /// Whether `viewer` may see `owner`'s profile, photos and ride log: they are `owner`, or an
+    /// accepted friend of theirs. Oneself needs no relationship read (`relationship` is asked
+    /// only for someone else).
+    public static func seesRecords(_ viewer: UserID, of owner: UserID, relationship: () throws -> Relationship) rethrows -> Bool {
+        try viewer == owner || relationship() == .friends
+    }
 }
 
 /// What a friend request does, decided from the relationship the request finds.
@@ -30,6 +37,18 @@ public enum FriendRequestDecision: Hashable, Sendable {
 }
 
 public enum FriendRules {
+    /// The most accepted friends a user can have: the friend list, the nearby query, the park's
+    /// friends and the friends' board all cost what a user's friends are.
+    public static let maximumFriends = 5_000
+    /// The most requests a user can have waiting on others: the request lists cost them.
+    public static let maximumPendingRequests = 1_000
+
+    /// Whether someone with `friends` accepted friends may take one more.
+    public static func hasRoomForFriend(friends: Int) -> Bool { friends < Self.maximumFriends }
+
+    /// Whether someone with `pending` requests waiting on others may send one more.
+    public static func mayAsk(pending: Int) -> Bool { pending < Self.maximumPendingRequests }
+
     /// The decision for a request from `me` to `them`, given how I stand to them.
     public static func request(from me: UserID, to them: UserID, relationship: Relationship) -> FriendRequestDecision {
         guard me != them else { return .refuseSelf }

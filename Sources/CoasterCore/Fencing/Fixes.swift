@@ -216,3 +216,7 @@ public struct FixPipeline: Sendable {
         return out
     }
 }
+
+/// What rules on each fix a store records: the fix pipeline over the fences in force
+/// (``FixPipeline/process(_:state:index:now:)``), moving `state` on for an accepted fix.
+public typealias FixDecider = @Sendable (_ fix: IncomingFix, _ state: inout TrackState, _ now: Date) -> FixDecision

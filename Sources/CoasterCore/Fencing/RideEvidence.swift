@@ -27,6 +27,38 @@ public struct RideLogPolicy: Hashable, Sendable {
         previous.cooldown + max(0, metres) / self.briskPace
     }
 
+    /// Whether `ride` may be logged now, its sequence after the rider's last log aside: it must be
+    /// listed as operating, nobody's word may say it is down or closed (the live status; only such
+    /// a word refuses a log), and the rider must be on a visit to its park. Each fact is read only
+    /// once the ones before it allow the log.
+    /// - Returns: the rider's open visit to the ride's park, or why the log is refused.
+    public func admits(_ ride: Ride, live: () throws -> RideLiveState, visit: () throws -> Visit?) rethrows -> Result<Visit, RideLogRefusal> {
+        guard ride.status == .operating else { return .failure(.notOperating(ride.status)) }
+        let state = try live()
+        if state.status == .down || state.status == .closed { return .failure(.reported(state)) }
+        guard let open = try visit() else { return .failure(.notCheckedIn) }
+        return .success(open)
+    }
+
+    /// Why `next` cannot be logged yet, `sinceLast` seconds after the rider's last logged ride
+    /// `previous` with `walk` metres between their footprints: the same ride again within its
+    /// cycle is a cooldown; another ride before the first's cycle and the walk is a sequence no
+    /// rider can make. `nil` when it can be logged.
+    public func refusal(next: Ride, after previous: Ride, walk: Double, sinceLast: TimeInterval) -> RideLogRefusal? {
+        let wait = self.gap(after: previous, walk: walk) - sinceLast
+        guard wait > 0 else { return nil }
+        return previous.id == next.id
+            ? .cooldown(retryAfter: wait)
+            : .impossibleSequence(after: previous.id, afterName: previous.name, walk: walk, retryAfter: wait)
+    }
+
+    /// What stands behind a log at `now` (seconds since 1970) whose rider's last accepted fix in
+    /// the ride's zone or queue was at `lastFixAtRide` (`nil`: none on this visit).
+    public func evidence(lastFixAtRide: Double?, now: Double) -> RideEvidence {
+        guard let lastFixAtRide else { return .inPark }
+        return lastFixAtRide >= now - self.atRideWindow ? .atRide : .inPark
+    }
+
     /// Metres between two footprints, 0 where they touch: the shortest walk from one to the other,
     /// measured on a local plane around the first (rides of a park lie within a few kilometres, where
     /// the plane is exact to centimetres). `nil` when a footprint cannot be measured.

@@ -44,6 +44,11 @@ public struct WaitReportPolicy: Hashable, Sendable {
     /// Ten fresh accounts weigh as much as one established reporter.
     public static let newReporterWeight = 0.1
 
+    /// Checks a report against what a store read of the reporter (``WaitReportFacts``).
+    public func check(_ facts: WaitReportFacts, index: FenceIndex, now: Date) -> Result<Void, WaitReportRefusal> {
+        self.check(latest: facts.latest, visiting: facts.visiting, zones: facts.zones, lastReport: facts.lastReport, index: index, now: now)
+    }
+
     /// Checks a report against the reporter's latest fix and visits.
     /// - Parameters:
     ///   - zones: the ride's own zone and its queue zones; empty when the ride has no footprint,
@@ -66,6 +71,29 @@ public struct WaitReportPolicy: Hashable, Sendable {
         max(1, self.window - now.timeIntervalSince(lastReport))
     }
 }
+
+/// What a report is checked against, read by the store in the report's transaction
+/// (``WaitReportPolicy/check(_:index:now:)``).
+public struct WaitReportFacts: Hashable, Sendable {
+    /// The reporter's latest accepted fix.
+    public var latest: AcceptedFix?
+    /// Whether the reporter is on a visit to the ride's park.
+    public var visiting: Bool
+    /// The ride's own zone and its queue zones.
+    public var zones: Set<ZoneID>
+    /// When the reporter last reported this ride (this kind of report).
+    public var lastReport: Date?
+
+    public init(latest: AcceptedFix?, visiting: Bool, zones: Set<ZoneID>, lastReport: Date?) {
+        self.latest = latest
+        self.visiting = visiting
+        self.zones = zones
+        self.lastReport = lastReport
+    }
+}
+
+/// Whether a report may be made, from what the store read of its reporter, at a time.
+public typealias WaitReportCheck = @Sendable (_ facts: WaitReportFacts, _ now: Date) -> Result<Void, WaitReportRefusal>
 
 /// A visitor's report of what a ride is doing.
 public struct StatusReport: Hashable, Sendable {

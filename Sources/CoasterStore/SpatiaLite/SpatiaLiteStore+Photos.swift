@@ -1,0 +1,217 @@
+import CoasterCore
+import Foundation
+import GRDB
+
+extension SpatiaLiteStore {
+    /// Where photo files live: `photos/` beside the database file.
+    public var photoDirectory: URL {
+        URL(fileURLWithPath: self.path).deletingLastPathComponent().appendingPathComponent("photos", isDirectory: true)
+    }
+
+    func photoURL(_ sha256: String, _ format: InspectedImage.Format) -> URL {
+        Self.photoFile(sha256, format, under: self.photoDirectory)
+    }
+
+    /// Where the file of `sha256` in `format` lives under a photo directory (the store's, or a
+    /// backup's): `ab/<sha256>.jpg`, in the directory of its first two hexadecimal digits.
+    static func photoFile(_ sha256: String, _ format: InspectedImage.Format, under root: URL) -> URL {
+        root.appendingPathComponent(String(sha256.prefix(2)), isDirectory: true).appendingPathComponent(Self.photoFileName(sha256, format))
+    }
+
+    /// A photo file's name: its bytes' SHA-256 and its format's extension.
+    static func photoFileName(_ sha256: String, _ format: InspectedImage.Format) -> String {
+        "\(sha256).\(format.fileExtension)"
+    }
+
+    /// Stores a cleaned image: the file first (atomically: temp file, fsync, rename, fsync of the
+    /// directory), then the row; a failed row leaves no new file behind.
+    ///
+    /// Files are content-addressed, so one file can serve several rows, and a file is removed only
+    /// by a write that holds the store's writer (``removePhotoFileIfUnused(_:_:_:)``). The file is
+    /// written before the writer is taken (its fsync would hold up every other write), so a delete
+    /// of the last other row with the same bytes may remove it in between; the insert's
+    /// transaction therefore writes it again if it is gone, and a row never commits without its file.
+    public func addPhoto(owner: UserID, image: InspectedImage, sha256: String, caption: String?, park: ParkID?, ride: RideID?) async throws -> Photo {
+        let url = self.photoURL(sha256, image.format)
+        let created = try Self.writeAtomically(image.bytes, to: url)
+        let now = self.now()
+        do {
+            return try await self.pool.write { db in
+                var tagPark = park
+                if let ride {
+                    guard let ridePark = try String.fetchOne(db, sql: "SELECT park_id FROM rides WHERE id = ?", arguments: [ride.rawValue]) else {
+                        throw PhotoError.tagNotVisited(ride.rawValue)
+                    }
+                    tagPark = tagPark ?? ParkID(rawValue: ridePark)
+                    guard tagPark?.rawValue == ridePark else { throw PhotoError.tagNotVisited(ride.rawValue) }
+                }
+                if let tagPark, try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM visits WHERE user_id = ? AND park_id = ?)",
+                                                  arguments: [owner.rawValue, tagPark.rawValue]) != true {
+                    throw PhotoError.tagNotVisited(tagPark.rawValue)
+                }
+                try db.execute(sql: """
+                    INSERT INTO photos (user_id, sha256, format, bytes, width, height, caption, park_id, ride_id, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: [owner.rawValue, sha256, image.format.rawValue, image.bytes.count, image.width, image.height, caption,
+                                     tagPark?.rawValue, ride?.rawValue, now.timeIntervalSince1970])
+                let id = db.lastInsertedRowID
+                _ = try Self.writeAtomically(image.bytes, to: url)
+                return Photo(id: id, owner: owner, sha256: sha256, format: image.format, bytes: image.bytes.count,
+                             width: image.width, height: image.height, caption: caption, park: tagPark, ride: ride, createdAt: now)
+            }
+        } catch {
+            if created {
+                try? await self.pool.writeWithoutTransaction { db in try self.removePhotoFileIfUnused(sha256, image.format, db) }
+            }
+            throw error
+        }
+    }
+
+    /// Writes `bytes` to `url` unless a file is there already (same content, same name).
+    /// - Returns: whether a new file was written.
+    static func writeAtomically(_ bytes: [UInt8], to url: URL) throws -> Bool {
+        let fm = FileManager.default
+        if fm.fileExists(atPath: url.path) { return false }
+        let dir = url.deletingLastPathComponent()
+        try fm.createDirectory(at: dir, withIntermediateDirectories: true)
+        let temp = dir.appendingPathComponent("\(Self.uploadPrefix)\(UUID().uuidString)")
+        guard fm.createFile(atPath: temp.path, contents: nil), let handle = FileHandle(forWritingAtPath: temp.path) else {
+            throw CocoaError(.fileWriteUnknown)
+        }
+        do {
+            try handle.write(contentsOf: bytes)
+            try handle.synchronize()
+            try handle.close()
+            guard rename(temp.path, url.path) == 0 else { throw CocoaError(.fileWriteUnknown) }
+        } catch {
+            try? handle.close()
+            try? fm.removeItem(at: temp)
+            throw error
+        }
+        // The rename is durable only once the directory entry is.
+        if let directory = FileHandle(forReadingAtPath: dir.path) {
+            try? directory.synchronize()
+            try? directory.close()
+        }
+        return true
+    }
+
+    /// How a photo file being written is named until it is complete.
+    static let uploadPrefix = ".upload-"
+
+    /// Removes the file of `sha256` unless a row still uses it. Call it holding the writer, outside
+    /// a transaction (after the delete that made it unused has committed): an insert of the same
+    /// bytes then either committed before, and its row keeps the file, or commits after, and writes
+    /// the file again (``addPhoto(owner:image:sha256:caption:park:ride:)``).
+    func removePhotoFileIfUnused(_ sha256: String, _ format: InspectedImage.Format, _ db: Database) throws {
+        guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM photos WHERE sha256 = ?)", arguments: [sha256]) == false else { return }
+        try? FileManager.default.removeItem(at: self.photoURL(sha256, format))
+    }
+
+    /// Removes the photo files no row uses, and uploads a crash left half-written. For a server
+    /// starting on the store, before it takes requests: an upload in flight writes its file
+    /// before its row (``addPhoto(owner:image:sha256:caption:park:ride:)``).
+    public func sweepPhotoFiles() async throws -> PhotoSweep {
+        let fm = FileManager.default
+        let root = self.photoDirectory
+        guard fm.fileExists(atPath: root.path) else { return PhotoSweep() }
+        return try await self.pool.writeWithoutTransaction { db in
+            var kept = Set<String>()
+            for row in try Row.fetchAll(db, sql: "SELECT DISTINCT sha256, format FROM photos") {
+                guard let format = InspectedImage.Format(rawValue: row["format"]) else { continue }
+                kept.insert(Self.photoFileName(row["sha256"], format))
+            }
+            var sweep = PhotoSweep()
+            for shard in try fm.contentsOfDirectory(atPath: root.path) {
+                let directory = root.appendingPathComponent(shard, isDirectory: true)
+                var isDirectory: ObjCBool = false
+                guard fm.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else { continue }
+                for name in try fm.contentsOfDirectory(atPath: directory.path) where !kept.contains(name) {
+                    if name.hasPrefix(Self.uploadPrefix) {
+                        sweep.partial += 1
+                    } else if Self.isPhotoFileName(name, shard: shard) {
+                        sweep.unused += 1
+                    } else {
+                        continue  // not ours: left alone
+                    }
+                    try? fm.removeItem(at: directory.appendingPathComponent(name))
+                }
+            }
+            return sweep
+        }
+    }
+
+    /// Whether `name` is how this store names a photo file in `shard` (64 hex digits, the first two
+    /// the shard's, and a known extension).
+    static func isPhotoFileName(_ name: String, shard: String) -> Bool {
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0].count == 64, parts[0].hasPrefix(shard),
+              parts[0].allSatisfy({ $0.isHexDigit && !$0.isUppercase }),
+              InspectedImage.Format.allCases.contains(where: { $0.fileExtension == parts[1] }) else { return false }
+        return true
+    }
+
+    /// A photo `viewer` may see (theirs, or an accepted friend's), or `nil`: no such photo and a
+    /// photo they may not see are one answer. One read for the photo and the friendship.
+    public func photo(_ id: Int64, viewer: UserID) async throws -> Photo? {
+        try await self.pool.read { db in
+            guard let photo = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM photos WHERE id = ?"), arguments: [id]).map(Self.photo),
+                  try Self.isSelfOrFriend(photo.owner, of: viewer, db) else { return nil }
+            return photo
+        }
+    }
+
+    /// The bytes of a stored photo.
+    public func photoBytes(_ photo: Photo) throws -> Data {
+        try Data(contentsOf: self.photoURL(photo.sha256, photo.format))
+    }
+
+    /// A user's photos, newest first; `before` pages by photo id. `nil` unless `viewer` is the
+    /// user or an accepted friend of theirs (read in the same transaction).
+    public func photos(of user: UserID, viewer: UserID, limit: Int, before: Int64?) async throws -> [Photo]? {
+        try await self.pool.read { db in
+            guard try Self.isSelfOrFriend(user, of: viewer, db) else { return nil }
+            return try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM photos WHERE user_id = ? AND id < ? ORDER BY id DESC LIMIT ?"),
+                                    arguments: [user.rawValue, before ?? Int64.max, limit]).map(Self.photo)
+        }
+    }
+
+    /// Deletes a photo the owner owns; its file goes when no other row uses the same bytes.
+    public func deletePhoto(_ id: Int64, owner: UserID) async throws {
+        try await self.pool.writeWithoutTransaction { db in
+            var deleted: Photo?
+            try db.inTransaction {
+                deleted = try Row.fetchOne(db, sql: "SELECT * FROM photos WHERE id = ? AND user_id = ?", arguments: [id, owner.rawValue])
+                    .map(Self.photo)
+                guard deleted != nil else { return .rollback }
+                try db.execute(sql: "DELETE FROM photos WHERE id = ?", arguments: [id])
+                return .commit
+            }
+            guard let photo = deleted else { throw PhotoError.noSuchPhoto }
+            // After the commit (a failed one keeps the row and its file), before the writer is let go.
+            try self.removePhotoFileIfUnused(photo.sha256, photo.format, db)
+        }
+    }
+
+    /// Sets (or clears) the profile picture, which must be the user's own photo.
+    public func setProfilePhoto(_ id: Int64?, owner: UserID) async throws {
+        try await self.pool.write { db in
+            if let id {
+                guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM photos WHERE id = ? AND user_id = ?)",
+                                        arguments: [id, owner.rawValue]) == true else { throw PhotoError.noSuchPhoto }
+            }
+            try db.execute(sql: "UPDATE users SET photo_id = ? WHERE id = ?", arguments: [id, owner.rawValue])
+        }
+    }
+
+    public func profilePhotoID(of user: UserID) async throws -> Int64? {
+        try await self.pool.read { db in try Int64.fetchOne(db, sql: "SELECT photo_id FROM users WHERE id = ?", arguments: [user.rawValue]) }
+    }
+
+    static func photo(_ row: Row) -> Photo {
+        Photo(id: row["id"], owner: UserID(row["user_id"] as Int64), sha256: row["sha256"],
+              format: InspectedImage.Format(rawValue: row["format"]) ?? .jpeg, bytes: row["bytes"], width: row["width"], height: row["height"],
+              caption: row["caption"], park: (row["park_id"] as String?).map(ParkID.init(rawValue:)),
+              ride: (row["ride_id"] as String?).map(RideID.init(rawValue:)), createdAt: Date(timeIntervalSince1970: row["created_at"]))
+    }
+}
