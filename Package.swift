@@ -2,7 +2,8 @@
 import PackageDescription
 
 // Layering (see README "Code layout"): coasterlife → CoasterAPI → CoasterStore → CoasterCore → CGEOS/CProj/CMemory.
-// Only CoasterStore touches SQL; only CoasterCore touches GEOS and PROJ.
+// Only CoasterStore touches SQL; only CoasterCore touches GEOS and PROJ. CoasterAPI also builds on
+// CoasterHTTP, the server plumbing Hummingbird lacks, which imports none of ours.
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
@@ -55,9 +56,22 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
         .target(
+            name: "CoasterHTTP",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+            ],
+            swiftSettings: swiftSettings),
+        .target(
             name: "CoasterAPI",
             dependencies: [
-                "CoasterCore", "CoasterStore",
+                "CoasterCore", "CoasterStore", "CoasterHTTP",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -104,9 +118,20 @@ let package = Package(
             dependencies: ["CoasterStore", "CoasterCore"],
             swiftSettings: swiftSettings),
         .testTarget(
+            name: "CoasterHTTPTests",
+            dependencies: [
+                "CoasterHTTP",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+            ],
+            swiftSettings: swiftSettings),
+        .testTarget(
             name: "CoasterAPITests",
             dependencies: [
-                "CoasterAPI", "CoasterStore", "CoasterCore",
+                "CoasterAPI", "CoasterStore", "CoasterCore", "CoasterHTTP",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

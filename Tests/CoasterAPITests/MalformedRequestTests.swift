@@ -1,4 +1,5 @@
 import CoasterAPI
+import CoasterHTTP
 import Foundation
 import Hummingbird
 import HummingbirdTesting

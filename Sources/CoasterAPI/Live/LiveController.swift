@@ -1,4 +1,5 @@
 import CoasterCore
+import CoasterHTTP
 import Foundation
 import HTTPTypes
 import Hummingbird

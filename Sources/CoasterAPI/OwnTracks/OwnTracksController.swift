@@ -1,4 +1,5 @@
 import CoasterCore
+import CoasterHTTP
 import CoasterStore
 import Foundation
 import HTTPTypes

@@ -1,4 +1,5 @@
 import CoasterCore
+import CoasterHTTP
 import CoasterStore
 import Foundation
 import HTTPTypes
@@ -139,9 +140,4 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         default: "a value of type \(type)"
         }
     }
-}
-
-extension HTTPField.Name {
-    /// The id of the request, for matching a client's report with the server's log.
-    public static let requestID = HTTPField.Name("X-Request-Id")!
 }

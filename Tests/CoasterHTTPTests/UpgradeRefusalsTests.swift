@@ -1,4 +1,4 @@
-@testable import CoasterAPI
+@testable import CoasterHTTP
 import HTTPTypes
 import NIOCore
 import NIOEmbedded
