@@ -4,7 +4,8 @@ import PackageDescription
 // Layering (the Architecture article): coasterlife → CoasterAPI → CoasterService → CoasterStore → CoasterCore
 // → CGEOS/CProj/CMemory. Only CoasterStore touches SQL; only CoasterCore touches GEOS and PROJ;
 // CoasterService holds the use cases and the state they keep in memory; CoasterAPI decodes,
-// authenticates, calls the service and encodes.
+// authenticates, calls the service and encodes. CoasterAPI also builds on CoasterHTTP, the server
+// plumbing Hummingbird lacks, which imports none of ours.
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
@@ -57,6 +58,19 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
         .target(
+            name: "CoasterHTTP",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+            ],
+            swiftSettings: swiftSettings),
+        .target(
             name: "CoasterService",
             dependencies: [
                 "CoasterCore", "CoasterStore",
@@ -72,7 +86,7 @@ let package = Package(
         .target(
             name: "CoasterAPI",
             dependencies: [
-                "CoasterCore", "CoasterStore", "CoasterService",
+                "CoasterCore", "CoasterStore", "CoasterService", "CoasterHTTP",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -118,9 +132,20 @@ let package = Package(
             dependencies: ["CoasterStore", "CoasterCore"],
             swiftSettings: swiftSettings),
         .testTarget(
+            name: "CoasterHTTPTests",
+            dependencies: [
+                "CoasterHTTP",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+            ],
+            swiftSettings: swiftSettings),
+        .testTarget(
             name: "CoasterAPITests",
             dependencies: [
-                "CoasterAPI", "CoasterService", "CoasterStore", "CoasterCore",
+                "CoasterAPI", "CoasterService", "CoasterStore", "CoasterCore", "CoasterHTTP",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

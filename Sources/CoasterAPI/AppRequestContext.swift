@@ -1,4 +1,5 @@
 import CoasterCore
+import CoasterHTTP
 import CoasterService
 import Foundation
 import Hummingbird
@@ -23,11 +24,11 @@ public struct AppRequestContext: RequestContext, WebSocketRequestContext {
     /// Carries the WebSocket handler from the upgrade route to the upgraded channel.
     public let webSocket: WebSocketHandlerReference<Self>
     /// The connection the request came on (its channel's identity; ``UpgradeRefusals``).
-    let connection: ObjectIdentifier
+    public let connection: ObjectIdentifier
     /// Set while hummingbird-websocket asks the router whether to upgrade: what the client is
     /// sent is decided after the router answers, so ``UpgradeRefusals/RecordingResponder``
     /// counts the request, not ``RequestMetricsMiddleware``.
-    var negotiatingUpgrade = false
+    public var negotiatingUpgrade = false
 
     public init(source: Source) {
         self.coreContext = .init(source: source)

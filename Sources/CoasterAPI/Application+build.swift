@@ -1,4 +1,5 @@
 import CoasterCore
+import CoasterHTTP
 import CoasterService
 import CoasterStore
 import Foundation
@@ -88,6 +89,10 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     return try buildApplication(configuration, service: service, logger: logger)
 }
 
+/// The `Server` header of every answer: the router's (the application's configuration) and the
+/// one CoasterHTTP's handlers write.
+let serverName = "coasterlife"
+
 /// The application over an already opened service.
 public func buildApplication(_ configuration: ServerConfiguration, service: Service, logger: Logger) throws -> some ApplicationProtocol {
     let router = try buildRouter(service, trustedProxy: configuration.trustedProxy)
@@ -101,7 +106,7 @@ public func buildApplication(_ configuration: ServerConfiguration, service: Serv
     if configuration.fastLane {
         let routes = try FastRoutes(service, logger: logger)
         http1 = .init(additionalChannelHandlers: [UpgradeRefusals.Writer(refusals),
-                                                  CodecFrontInstaller(FastLane(routes: routes, idleTimeout: idleTimeout), logger: logger)],
+                                                  CodecFrontInstaller(FastLane(routes: routes, idleTimeout: idleTimeout, serverName: serverName), logger: logger)],
                       idleTimeout: nil)
     } else {
         http1 = .init(additionalChannelHandlers: [UpgradeRefusals.Writer(refusals), CodecFrontInstaller(ConnectionCloser(), logger: logger)],
@@ -116,9 +121,9 @@ public func buildApplication(_ configuration: ServerConfiguration, service: Serv
         server: HTTPServerBuilder { responder in
             GuardedHTTPChannel(
                 inner: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: channel),
-                idleTimeout: idleTimeout, metrics: service.metrics)
+                idleTimeout: idleTimeout, metrics: service.metrics, serverName: serverName)
         },
-        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "coasterlife"),
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: serverName),
         services: [service.housekeeping],
         logger: logger)
 }

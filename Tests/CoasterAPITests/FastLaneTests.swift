@@ -1,5 +1,6 @@
 import CoasterAPI
 import CoasterCore
+import CoasterHTTP
 @testable import CoasterStore
 import CoasterService
 import Foundation

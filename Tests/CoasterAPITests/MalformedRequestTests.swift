@@ -1,4 +1,5 @@
 import CoasterAPI
+import CoasterHTTP
 import CoasterService
 import Foundation
 import Hummingbird

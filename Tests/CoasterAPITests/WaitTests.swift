@@ -1,5 +1,6 @@
 import CoasterAPI
 import CoasterCore
+import CoasterHTTP
 import CoasterService
 import CoasterStore
 import Foundation

@@ -1,3 +1,4 @@
+import CoasterHTTP
 import Foundation
 import HTTPTypes
 import Hummingbird

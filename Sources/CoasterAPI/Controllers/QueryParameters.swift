@@ -1,4 +1,5 @@
 import CoasterCore
+import CoasterHTTP
 import Hummingbird
 import HummingbirdCore
 
@@ -51,16 +52,6 @@ extension Request {
     }
 }
 
-/// Query parameters by name, the first of a name given twice: Hummingbird's parsed ones, or the
-/// fast lane's reading of a plain target (``TargetQuery``).
-protocol QueryLookup {
-    func value(named name: String) -> Substring?
-}
-
-extension FlatDictionary<Substring, Substring>: QueryLookup {
-    func value(named name: String) -> Substring? { self[name[...]] }
-}
-
 /// The same on query parameters parsed once, for routes that read several (Hummingbird parses the
 /// query string again on every `uri.queryParameters`).
 extension QueryLookup {
@@ -83,27 +74,5 @@ extension QueryLookup {
             throw Problem.invalidParameter(name, "\"\(text)\" is not a finite number")
         }
         return value
-    }
-}
-
-/// Refuses a query that gives a parameter more than once (`?lat=1&lat=2`): which one a route read
-/// was the first, silently, so a client's mistake (or a proxy's appended copy) answered another
-/// question than it asked. A `400` `invalid-parameter` problem naming it. (The fast lane leaves
-/// such targets to the router: ``TargetQuery/mayRepeatAName``.)
-struct RepeatedQueryMiddleware: RouterMiddleware {
-    typealias Context = AppRequestContext
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        if request.uri.query != nil, let name = Self.repeatedName(in: request.uri.queryParameters) {
-            throw Problem.invalidParameter(String(name), "given more than once; give each query parameter once")
-        }
-        return try await next(request, context)
-    }
-
-    /// The first name the query gives a second time (not the empty one: `a=1&&b=2`).
-    static func repeatedName(in parameters: FlatDictionary<Substring, Substring>) -> Substring? {
-        var seen = Set<Substring>()
-        for (name, _) in parameters where !name.isEmpty && !seen.insert(name).inserted { return name }
-        return nil
     }
 }

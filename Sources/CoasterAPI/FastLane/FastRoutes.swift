@@ -1,4 +1,5 @@
 import CoasterCore
+import CoasterHTTP
 import CoasterService
 import CoasterStore
 import Foundation
@@ -20,7 +21,7 @@ import NIOHTTP1
 /// when they are committed; the answer is written then. Through the router each request costs two
 /// hops between the event loop and the task running the handler, and the async machinery around
 /// them, several times the work of a read's answer (tools/bench/README.md).
-struct FastRoutes: Sendable {
+struct FastRoutes: FastLaneRoutes, Sendable {
     let sessions: Sessions
     let fences: FencePlaces
     let nearby: NearbyController
@@ -52,17 +53,7 @@ struct FastRoutes: Sendable {
     }
 
     /// A fast-lane answer: the status, the problem's headers if it is one, the body.
-    struct Answer {
-        var status: HTTPResponse.Status
-        var headers: HTTPFields
-        var body: ByteBuffer
-        /// The route template the router's metrics count it under.
-        var route: String
-        /// The request's id, as Hummingbird makes them (also in a problem's body).
-        var requestID: String
-        /// Where it is counted, if it is a `200 OK` (else by its route and status).
-        var series: ServiceMetrics.LaneSeries?
-    }
+    typealias Answer = FastLaneAnswer<ServiceMetrics.LaneSeries>
 
     /// The answer to `head`, or `nil` to leave the request to the router.
     func answer(_ head: HTTPRequestHead) -> Answer? {
@@ -90,7 +81,7 @@ struct FastRoutes: Sendable {
     }
 
     /// A `POST /v1/fixes` the lane takes: its caller, and its body as it is read.
-    struct FixRequest {
+    struct FixRequest: FastLaneBodyRequest {
         let caller: UserID
         let start: ContinuousClock.Instant
         let requestID = RequestID().description
@@ -100,7 +91,7 @@ struct FastRoutes: Sendable {
     /// `head` as a `POST /v1/fixes` the lane takes, or `nil` to leave it to the router: a body of
     /// a stated length within the route's limit (chunked bodies, and what the route refuses as too
     /// large, go to the router), a caller the session cache vouches for and the directory holds.
-    func fixRequest(_ head: HTTPRequestHead, start: ContinuousClock.Instant) -> FixRequest? {
+    func bodyRequest(_ head: HTTPRequestHead, start: ContinuousClock.Instant) -> FixRequest? {
         guard head.method == .POST, head.uri == "/v1/fixes", let headers = Self.read(head.headers),
               let length = headers.contentLength, length <= FixBatchBody.bodyLimit,
               let me = self.caller(headers.authorization), self.people.holds(me.id)
@@ -128,6 +119,11 @@ struct FastRoutes: Sendable {
                 reply.value(self.answer(route, self.fixesSeries, requestID: request.requestID, json))
             }
         }
+    }
+
+    /// Counts a `200 OK` in the series found for its route when the lane was built.
+    func count(_ series: ServiceMetrics.LaneSeries, duration: Duration) {
+        self.metrics.laneAnswered(series, duration: duration)
     }
 
     /// The request's caller, if its bearer token is one the session cache vouches for.
@@ -258,18 +254,5 @@ struct FastRoutes: Sendable {
     /// Whether a `Connection` value lists `keep-alive` alone, in any case and spacing.
     private static func keepAliveOnly(_ value: String) -> Bool {
         value.split(separator: ",").allSatisfy { $0.trimmingSpacesAndTabs.lowercased() == "keep-alive" }
-    }
-}
-
-extension FastRoutes.Answer {
-    /// `problem` as a fast-lane answer, its `instance` the request's path if it has one; a bare
-    /// 500 if it cannot be encoded.
-    init(_ problem: Problem, instance: String?, route: String, requestID: String) {
-        guard let data = try? problem.body(path: instance, requestID: requestID) else {
-            self.init(status: .internalServerError, headers: [:], body: ByteBuffer(), route: route, requestID: requestID)
-            return
-        }
-        self.init(status: problem.status, headers: problem.responseHeaders, body: ByteBuffer(bytes: data), route: route,
-                  requestID: requestID)
     }
 }

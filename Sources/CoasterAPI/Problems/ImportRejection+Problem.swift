@@ -1,4 +1,5 @@
 import CoasterCore
+import CoasterHTTP
 import HTTPTypes
 
 extension Problem {

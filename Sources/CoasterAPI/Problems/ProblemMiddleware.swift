@@ -1,4 +1,5 @@
 import CoasterCore
+import CoasterHTTP
 import CoasterService
 import CoasterStore
 import Foundation
@@ -142,9 +143,4 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         default: "a value of type \(type)"
         }
     }
-}
-
-extension HTTPField.Name {
-    /// The id of the request, for matching a client's report with the server's log.
-    public static let requestID = HTTPField.Name("X-Request-Id")!
 }

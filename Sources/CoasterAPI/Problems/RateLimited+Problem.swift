@@ -1,3 +1,4 @@
+import CoasterHTTP
 import CoasterService
 
 extension Problem {

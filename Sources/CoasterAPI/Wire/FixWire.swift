@@ -1,4 +1,5 @@
 import CoasterCore
+import CoasterHTTP
 import CoasterService
 import CoasterStore
 import Foundation

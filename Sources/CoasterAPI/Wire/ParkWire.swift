@@ -1,4 +1,5 @@
 import CoasterCore
+import CoasterHTTP
 import CoasterService
 import CoasterStore
 import Foundation
@@ -30,8 +31,8 @@ struct ParkListResponse: ResponseEncodable, Sendable {
 }
 
 /// A ride as the API shows it.
-struct RideWire: Encodable, Sendable {
-    struct Stats: Encodable, Sendable {
+struct RideWire: JSONObject, Sendable {
+    struct Stats: JSONObject, Sendable {
         var heightM: Double?
         var speedKmh: Double?
         var lengthM: Double?
@@ -41,6 +42,12 @@ struct RideWire: Encodable, Sendable {
         var opened: Int?
         var material: String?
         var source: String?
+
+        static let members: [JSONMember<Self>] = [
+            .init("heightM", \.heightM), .init("inversions", \.inversions), .init("lengthM", \.lengthM),
+            .init("manufacturer", \.manufacturer), .init("material", \.material), .init("model", \.model), .init("opened", \.opened),
+            .init("source", \.source), .init("speedKmh", \.speedKmh),
+        ]
     }
 
     var id: RideID
@@ -60,6 +67,13 @@ struct RideWire: Encodable, Sendable {
     var myCount: Int?
     /// Seconds between two logged rides by one rider.
     var cycleSeconds: Int
+
+    static let members: [JSONMember<Self>] = [
+        .init("aloneHeightCm", \.aloneHeightCm), .init("cycleSeconds", \.cycleSeconds), .init("id", \.id.rawValue), .init("land", \.land),
+        .init("maxHeightCm", \.maxHeightCm), .init("minHeightCm", \.minHeightCm), .init("myCount", \.myCount), .init("name", \.name),
+        .init("note", \.note), .init("stats", \.stats), .init("status", \.status.rawValue), .init("type", \.type.rawValue),
+        .init("zone", \.zone?.rawValue),
+    ]
 
     init(_ ride: Ride, zone: ZoneID?) {
         self.id = ride.id
@@ -86,70 +100,16 @@ extension RideWire.Stats {
     }
 }
 
-extension RideWire {
-    /// What `JSONEncoder` writes of the ride (sorted keys, nothing for a value it lacks).
-    func write(to json: inout JSONWriter) {
-        json.beginObject()
-        json.member("aloneHeightCm", self.aloneHeightCm)
-        json.key("cycleSeconds")
-        json.number(Int64(self.cycleSeconds))
-        json.key("id")
-        json.string(self.id.rawValue)
-        json.member("land", self.land)
-        json.member("maxHeightCm", self.maxHeightCm)
-        json.member("minHeightCm", self.minHeightCm)
-        json.member("myCount", self.myCount)
-        json.key("name")
-        json.string(self.name)
-        json.member("note", self.note)
-        if let stats = self.stats {
-            json.key("stats")
-            stats.write(to: &json)
-        }
-        json.key("status")
-        json.string(self.status.rawValue)
-        json.key("type")
-        json.string(self.type.rawValue)
-        json.member("zone", self.zone?.rawValue)
-        json.endObject()
-    }
-}
-
-extension RideWire.Stats {
-    func write(to json: inout JSONWriter) {
-        json.beginObject()
-        json.member("heightM", self.heightM)
-        json.member("inversions", self.inversions)
-        json.member("lengthM", self.lengthM)
-        json.member("manufacturer", self.manufacturer)
-        json.member("material", self.material)
-        json.member("model", self.model)
-        json.member("opened", self.opened)
-        json.member("source", self.source)
-        json.member("speedKmh", self.speedKmh)
-        json.endObject()
-    }
-}
-
-/// `GET /v1/parks/{parkId}/rides`: written by ``JSONWriter``, byte for byte what `JSONEncoder`
-/// writes (`JSONWriterTests`).
-struct RideListResponse: Encodable, JSONWritable, Sendable {
+/// `GET /v1/parks/{parkId}/rides`: written by ``JSONWriter`` from its members' list (``JSONObject``),
+/// as `JSONEncoder` writes it.
+struct RideListResponse: JSONObject, JSONWritable, Sendable {
     var park: ParkID
     var rides: [RideWire]
 
+    static let members: [JSONMember<Self>] = [.init("park", \.park.rawValue), .init("rides", \.rides)]
+
     /// A ride with its stats is about 250 bytes.
     var jsonCapacity: Int { 64 + 256 * self.rides.count }
-
-    func write(to json: inout JSONWriter) {
-        json.beginObject()
-        json.key("park")
-        json.string(self.park.rawValue)
-        json.key("rides")
-        json.beginArray()
-        for ride in self.rides { ride.write(to: &json) }
-        json.endArray()
-        json.endObject()
-    }
 }
 
 /// `GET /v1/parks/{parkId}`: the park as a park file (docs: Geofences, "Park files"), the format

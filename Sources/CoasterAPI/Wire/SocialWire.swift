@@ -1,4 +1,5 @@
 import CoasterCore
+import CoasterHTTP
 import CoasterService
 import CoasterStore
 import Foundation
@@ -67,10 +68,9 @@ struct FriendProfileResponse: ResponseEncodable, Sendable {
     var badges: [BadgeWire]
 }
 
-/// `GET /v1/leaderboards/{metric}`, written by hand (``JSONWritable``); its `Encodable` form is the
-/// reference the tests hold it to.
-struct LeaderboardResponse: Encodable, JSONWritable, Sendable {
-    struct Entry: Encodable, Sendable {
+/// `GET /v1/leaderboards/{metric}`, written by ``JSONWriter`` from its members' list (``JSONObject``).
+struct LeaderboardResponse: JSONObject, JSONWritable, Sendable {
+    struct Entry: JSONObject, Sendable {
         var rank: Int
         var user: UserWire
         var value: Int
@@ -81,16 +81,7 @@ struct LeaderboardResponse: Encodable, JSONWritable, Sendable {
             self.value = e.value
         }
 
-        func write(to json: inout JSONWriter) {
-            json.beginObject()
-            json.key("rank")
-            json.number(Int64(self.rank))
-            json.key("user")
-            self.user.write(to: &json)
-            json.key("value")
-            json.number(Int64(self.value))
-            json.endObject()
-        }
+        static let members: [JSONMember<Self>] = [.init("rank", \.rank), .init("user", \.user), .init("value", \.value)]
     }
 
     var entries: [Entry]
@@ -99,19 +90,7 @@ struct LeaderboardResponse: Encodable, JSONWritable, Sendable {
     /// Where the next page starts (`after=`), when this page is full.
     var next: String?
 
-    func write(to json: inout JSONWriter) {
-        json.beginObject()
-        json.key("entries")
-        json.beginArray()
-        for entry in self.entries { entry.write(to: &json) }
-        json.endArray()
-        if let me = self.me {
-            json.key("me")
-            me.write(to: &json)
-        }
-        json.member("next", self.next)
-        json.endObject()
-    }
+    static let members: [JSONMember<Self>] = [.init("entries", \.entries), .init("me", \.me), .init("next", \.next)]
 
     var jsonCapacity: Int { 96 + self.entries.reduce(0) { $0 + $1.user.username.utf8.count + $1.user.displayName.utf8.count + 96 } }
 }
@@ -129,7 +108,7 @@ extension LeaderboardPosition {
     }
 }
 
-struct MessageWire: Encodable, Sendable, ResponseEncodable {
+struct MessageWire: JSONObject, Sendable, ResponseEncodable {
     var id: Int64
     var from: UserID
     var to: UserID
@@ -148,72 +127,39 @@ struct MessageWire: Encodable, Sendable, ResponseEncodable {
 }
 
 extension MessageWire {
-    /// What its `Encodable` form says, written straight into bytes: keys sorted, `readAt` left out
-    /// while unread.
-    func write(to json: inout JSONWriter) {
-        json.beginObject()
-        json.key("body")
-        json.string(self.body)
-        json.key("from")
-        json.number(self.from.rawValue)
-        json.key("id")
-        json.number(self.id)
-        json.member("readAt", self.readAt)
-        json.key("sentAt")
-        json.date(self.sentAt)
-        json.key("to")
-        json.number(self.to.rawValue)
-        json.endObject()
-    }
+    /// `readAt` is left out while unread.
+    static let members: [JSONMember<Self>] = [
+        .init("body", \.body), .init("from", \.from.rawValue), .init("id", \.id), .init("readAt", \.readAt), .init("sentAt", \.sentAt),
+        .init("to", \.to.rawValue),
+    ]
 
     /// About the bytes ``write(to:)`` takes: the body, and the rest of a message.
     var jsonLength: Int { self.body.utf8.count + 120 }
 }
 
-/// `GET /v1/messages`, written by hand (``JSONWritable``): `JSONEncoder` was a fifth of the
-/// route's CPU. Its `Encodable` form is the reference the tests hold it to.
-struct ConversationListResponse: Encodable, JSONWritable, Sendable {
-    struct Item: Encodable, Sendable {
+/// `GET /v1/messages`, written by ``JSONWriter`` from its members' list (``JSONObject``):
+/// `JSONEncoder` was a fifth of the route's CPU.
+struct ConversationListResponse: JSONObject, JSONWritable, Sendable {
+    struct Item: JSONObject, Sendable {
         var user: UserWire
         var last: MessageWire
         var unread: Int
+
+        static let members: [JSONMember<Self>] = [.init("last", \.last), .init("unread", \.unread), .init("user", \.user)]
     }
 
     var conversations: [Item]
 
-    func write(to json: inout JSONWriter) {
-        json.beginObject()
-        json.key("conversations")
-        json.beginArray()
-        for item in self.conversations {
-            json.beginObject()
-            json.key("last")
-            item.last.write(to: &json)
-            json.key("unread")
-            json.number(Int64(item.unread))
-            json.key("user")
-            item.user.write(to: &json)
-            json.endObject()
-        }
-        json.endArray()
-        json.endObject()
-    }
+    static let members: [JSONMember<Self>] = [.init("conversations", \.conversations)]
 
     var jsonCapacity: Int { self.conversations.reduce(32) { $0 + $1.last.jsonLength + 120 } }
 }
 
-/// A conversation's page (`GET /v1/messages/{userId}`), written by hand like the list.
-struct MessageListResponse: Encodable, JSONWritable, Sendable {
+/// A conversation's page (`GET /v1/messages/{userId}`), written like the list.
+struct MessageListResponse: JSONObject, JSONWritable, Sendable {
     var messages: [MessageWire]
 
-    func write(to json: inout JSONWriter) {
-        json.beginObject()
-        json.key("messages")
-        json.beginArray()
-        for message in self.messages { message.write(to: &json) }
-        json.endArray()
-        json.endObject()
-    }
+    static let members: [JSONMember<Self>] = [.init("messages", \.messages)]
 
     var jsonCapacity: Int { self.messages.reduce(32) { $0 + $1.jsonLength } }
 }

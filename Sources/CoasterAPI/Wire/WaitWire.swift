@@ -1,4 +1,5 @@
 import CoasterCore
+import CoasterHTTP
 import CoasterService
 import CoasterStore
 import Foundation
@@ -99,44 +100,28 @@ extension WaitBoardResponse.Model {
     }
 }
 
-struct WaitHistoryResponse: Encodable, JSONWritable, Sendable {
-    struct Bucket: Encodable, Sendable {
+/// `GET /v1/rides/{rideId}/waits/history`, written by ``JSONWriter`` from its members' list
+/// (``JSONObject``): a day of quarter hours is 96 buckets, each a time `JSONEncoder` formats.
+struct WaitHistoryResponse: JSONObject, JSONWritable, Sendable {
+    struct Bucket: JSONObject, Sendable {
         var start: Date
         var reports: Int
         var reportedMedian: Double?
         var posted: Double?
+
+        static let members: [JSONMember<Self>] = [
+            .init("posted", \.posted), .init("reportedMedian", \.reportedMedian), .init("reports", \.reports), .init("start", \.start),
+        ]
     }
 
     var ride: RideID
     var bucketSeconds: Int
     var buckets: [Bucket]
 
+    static let members: [JSONMember<Self>] = [.init("bucketSeconds", \.bucketSeconds), .init("buckets", \.buckets), .init("ride", \.ride.rawValue)]
+
     /// A day of quarter hours is 96 buckets of up to ~90 bytes.
     var jsonCapacity: Int { 64 + 96 * self.buckets.count }
-
-    /// What `JSONEncoder` writes (sorted keys, no value for an empty bucket's median or posted
-    /// wait), without its cost per bucket: a day of quarter hours is 96 times formatted.
-    func write(to json: inout JSONWriter) {
-        json.beginObject()
-        json.key("bucketSeconds")
-        json.number(Int64(self.bucketSeconds))
-        json.key("buckets")
-        json.beginArray()
-        for bucket in self.buckets {
-            json.beginObject()
-            json.member("posted", bucket.posted)
-            json.member("reportedMedian", bucket.reportedMedian)
-            json.key("reports")
-            json.number(Int64(bucket.reports))
-            json.key("start")
-            json.date(bucket.start)
-            json.endObject()
-        }
-        json.endArray()
-        json.key("ride")
-        json.string(self.ride.rawValue)
-        json.endObject()
-    }
 }
 
 struct PostedWaitsResponse: ResponseEncodable, Sendable {

@@ -1,4 +1,3 @@
-import CoasterService
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -8,22 +7,29 @@ import Synchronization
 
 /// A refused WebSocket upgrade answered with the route's own answer.
 ///
-/// hummingbird-websocket asks the router whether to upgrade (`GET /v1/live` with its middleware:
-/// the bearer token, `RequireUser`), but when the route answers anything but `200` it drops that
+/// hummingbird-websocket asks the router whether to upgrade (the WebSocket route with its
+/// middleware: a bearer token, say), but when the route answers anything but `200` it drops that
 /// answer and writes a bare `400 Bad Request`. An app whose token had expired could not tell that
 /// from a malformed handshake, so it could not know to log in again. The router's answer is kept
 /// here (``RecordingResponder``), by connection, and written in place of the bare 400
 /// (``Writer``): a `401` problem for a missing or expired token, as every other route answers; a
 /// `400` `not-websocket` problem for a route that answers but does not upgrade.
-final class UpgradeRefusals: Sendable {
+public final class UpgradeRefusals: Sendable {
     /// What the route answered.
-    struct Refusal: Sendable {
-        var status: HTTPResponse.Status
-        var headers: HTTPFields
-        var body: ByteBuffer
+    public struct Refusal: Sendable {
+        public var status: HTTPResponse.Status
+        public var headers: HTTPFields
+        public var body: ByteBuffer
         /// When it was kept: a connection that closed before it was written leaves it behind,
         /// and what is older than ``keptFor`` goes when the next is kept.
-        var at: ContinuousClock.Instant
+        public var at: ContinuousClock.Instant
+
+        public init(status: HTTPResponse.Status, headers: HTTPFields, body: ByteBuffer, at: ContinuousClock.Instant) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+            self.at = at
+        }
     }
 
     /// Longer than an upgrade's negotiation takes, by far.
@@ -31,32 +37,41 @@ final class UpgradeRefusals: Sendable {
 
     private let kept = Mutex<[ObjectIdentifier: Refusal]>([:])
 
-    func keep(_ refusal: Refusal, for connection: ObjectIdentifier) {
+    public init() {}
+
+    public func keep(_ refusal: Refusal, for connection: ObjectIdentifier) {
         self.kept.withLock { kept in
             kept = kept.filter { refusal.at - $0.value.at < Self.keptFor }
             kept[connection] = refusal
         }
     }
 
-    func take(for connection: ObjectIdentifier) -> Refusal? {
+    public func take(for connection: ObjectIdentifier) -> Refusal? {
         self.kept.withLock { $0.removeValue(forKey: connection) }
     }
 
     /// The router as hummingbird-websocket asks it whether to upgrade, keeping what it answers
     /// when that is not an upgrade, and counting the request by what the client is sent: `101`
     /// for an upgrade, the kept answer's status for a refusal.
-    struct RecordingResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context == AppRequestContext {
-        typealias Context = AppRequestContext
+    public struct RecordingResponder<Inner: HTTPResponder, Metrics: HTTPMetricsRecording>: HTTPResponder
+    where Inner.Context: UpgradeNegotiatingContext {
+        public typealias Context = Inner.Context
         let inner: Inner
         let refusals: UpgradeRefusals
-        let metrics: ServiceMetrics
+        let metrics: Metrics
 
-        func respond(to request: Request, context: Context) async throws -> Response {
+        public init(inner: Inner, refusals: UpgradeRefusals, metrics: Metrics) {
+            self.inner = inner
+            self.refusals = refusals
+            self.metrics = metrics
+        }
+
+        public func respond(to request: Request, context: Context) async throws -> Response {
             var context = context
             context.negotiatingUpgrade = true
             let start = ContinuousClock.now
             func count(_ status: HTTPResponse.Status) {
-                self.metrics.request(method: request.method.rawValue, route: context.endpointPath ?? "unmatched", status: status.code,
+                self.metrics.recordRequest(method: request.method.rawValue, route: context.endpointPath ?? "unmatched", status: status.code,
                                      duration: ContinuousClock.now - start)
             }
             do {
@@ -73,12 +88,12 @@ final class UpgradeRefusals: Sendable {
         private func answer(_ request: Request, _ context: Context) async throws -> (Response, sent: HTTPResponse.Status) {
             let response = try await self.inner.respond(to: request, context: context)
             if response.status == .ok {
-                guard request.uri.path != LiveController.path else { return (response, .switchingProtocols) }
+                guard request.uri.path != Context.webSocketPath else { return (response, .switchingProtocols) }
                 // A route that answers but is not a WebSocket (`GET /health`): hummingbird-websocket
                 // refuses the upgrade with its bare 400, which now says why.
                 let problem = Problem(.notWebSocket, status: .badRequest, title: "Not a WebSocket",
                                       detail: "\(request.method) \(request.uri.path) does not upgrade to a WebSocket; "
-                                          + "GET \(LiveController.path) does. Send the request without Upgrade: websocket.")
+                                          + "GET \(Context.webSocketPath) does. Send the request without Upgrade: websocket.")
                 var headers = problem.responseHeaders
                 headers[.requestID] = context.id
                 let body = ByteBuffer(bytes: try problem.body(path: request.uri.path, requestID: context.id))
@@ -114,25 +129,25 @@ final class UpgradeRefusals: Sendable {
     /// On each HTTP/1 connection: if the connection's upgrade was refused with an answer kept for
     /// it, writes that answer in place of hummingbird-websocket's bare 400 (then leaves); on any
     /// other connection it leaves at once.
-    final class Writer: ChannelOutboundHandler, RemovableChannelHandler {
-        typealias OutboundIn = HTTPResponsePart
-        typealias OutboundOut = HTTPResponsePart
+    public final class Writer: ChannelOutboundHandler, RemovableChannelHandler {
+        public typealias OutboundIn = HTTPResponsePart
+        public typealias OutboundOut = HTTPResponsePart
 
         private let refusals: UpgradeRefusals
         private var refusal: Refusal?
         /// Between the replaced head and its end: the bare answer's own parts are dropped.
         private var replacing = false
 
-        init(_ refusals: UpgradeRefusals) {
+        public init(_ refusals: UpgradeRefusals) {
             self.refusals = refusals
         }
 
-        func handlerAdded(context: ChannelHandlerContext) {
+        public func handlerAdded(context: ChannelHandlerContext) {
             self.refusal = self.refusals.take(for: ObjectIdentifier(context.channel))
             if self.refusal == nil { self.leave(context) }
         }
 
-        func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
             guard let refusal = self.refusal else {
                 context.write(data, promise: promise)
                 return
@@ -171,4 +186,17 @@ final class UpgradeRefusals: Sendable {
             context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
         }
     }
+}
+
+/// The request context of a router that WebSocket upgrades are negotiated with
+/// (``UpgradeRefusals/RecordingResponder``).
+public protocol UpgradeNegotiatingContext: RequestContext {
+    /// Set while hummingbird-websocket asks the router whether to upgrade: what the client is sent
+    /// is decided after the router answers, so the responder counts the request, not the router's
+    /// metrics middleware.
+    var negotiatingUpgrade: Bool { get set }
+    /// The connection the request came on (its channel's identity).
+    var connection: ObjectIdentifier { get }
+    /// The path of the route that upgrades to a WebSocket when it answers `200 OK`.
+    static var webSocketPath: String { get }
 }

@@ -1,4 +1,3 @@
-import CoasterService
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -9,21 +8,21 @@ import NIOHTTP1
 import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
 
-/// Answers the hot routes (``FastRoutes``: the reads, and fix batches) on the event loop that
-/// read the request, in the channel's pipeline, and passes every other request on to the router
-/// unchanged.
+/// Answers the hot routes (its ``FastLaneRoutes``: a service's reads, and batches it records) on
+/// the event loop that read the request, in the channel's pipeline, and passes every other request
+/// on to the router unchanged.
 ///
 /// It reads NIO's request parts, one per connection, in front of the codec that turns them into
-/// `HTTPTypes` ones for Hummingbird (``FastLaneInstaller`` puts it there). Requests it answers
-/// never reach the router: no task is started, nothing hops to the concurrency pool (a fix batch
-/// goes to the store's writer and its answer comes back when it is committed), and their heads
-/// are not converted: the conversion copied every header into new fields and parsed the target
-/// with `URLComponents`, whose answer an origin-form target never uses (2.1 µs of a locate
-/// request's 37 under `perf`; tools/bench/README.md).
+/// `HTTPTypes` ones for Hummingbird (``CodecFrontInstaller`` puts it there). Requests it answers
+/// never reach the router: no task is started, nothing hops to the concurrency pool (a body the
+/// routes record goes to their writer, and its answer comes back when it is committed), and their
+/// heads are not converted: the conversion copied every header into new fields and parsed the target
+/// with `URLComponents`, whose answer an origin-form target never uses (2.1 µs of a 37 µs read
+/// under `perf`).
 /// Three things the router's side would otherwise do for every request are kept here:
 /// - **Order.** HTTP/1.1 lets a client send requests before earlier answers arrive; answers must
 ///   leave in the order requests came. While any request passed to the router has not had the end
-///   of its response written, every request goes to the router too; while a fix batch read here is
+///   of its response written, every request goes to the router too; while a body read here is
 ///   being committed, what arrives is held, and nothing more read, until its answer is written.
 /// - **The idle timeout.** Hummingbird's connection handler never sees the requests answered here,
 ///   so it would close a busy connection as idle; the server gives it no timeout and this handler
@@ -34,13 +33,15 @@ import NIOHTTPTypesHTTP1
 /// Its answers are written as the bytes the HTTP encoder would write for them, straight to the
 /// socket's end of the pipeline (``WireOut``): turning a response into `HTTPTypes` parts, then
 /// NIO's, then bytes, was a tenth of a `/health` request's CPU.
-final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias InboundOut = HTTPServerRequestPart
-    typealias OutboundIn = HTTPServerResponsePart
-    typealias OutboundOut = HTTPServerResponsePart
+public final class FastLane<Routes: FastLaneRoutes>: ChannelDuplexHandler, RemovableChannelHandler {
+    public typealias InboundIn = HTTPServerRequestPart
+    public typealias InboundOut = HTTPServerRequestPart
+    public typealias OutboundIn = HTTPServerResponsePart
+    public typealias OutboundOut = HTTPServerResponsePart
 
-    private let routes: FastRoutes
+    private let routes: Routes
+    /// The `Server` header's value, as the application's configuration names it.
+    private let serverName: String
     /// Close a connection that has been idle this long: no request being read, none being answered.
     private let idleTimeout: TimeAmount?
     /// Requests passed to the router whose response has not ended.
@@ -48,10 +49,10 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
     /// Between a request's head and its end.
     private var reading = false
     /// The answer to the request being read, sent when its end arrives.
-    private var pending: (answer: FastRoutes.Answer, start: ContinuousClock.Instant)?
-    /// A `POST /v1/fixes` being read here, its body so far.
-    private var fixRequest: FastRoutes.FixRequest?
-    /// A request read here waits for the store (its fixes are being committed). Until its answer
+    private var pending: (answer: FastLaneAnswer<Routes.Series>, start: ContinuousClock.Instant)?
+    /// A request whose body is being read here (``FastLaneRoutes/bodyRequest(_:start:)``), its body so far.
+    private var bodyRequest: Routes.BodyRequest?
+    /// A request read here waits for the routes (its body is being committed). Until its answer
     /// is written, what arrives is held in order (``held``) and nothing more is read (``readHeld``).
     private var awaiting = false
     private var held: [HTTPServerRequestPart] = []
@@ -66,19 +67,25 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
     /// Where the answers' bytes are written: the pipeline's first handler, below the codec.
     private let wire = WireOut()
 
-    /// A request the decoder could not read, behind a fix batch being committed or requests the
+    /// A request the decoder could not read, behind a body being committed or requests the
     /// router is answering: answered after them.
     private var heldError: HTTPParserError?
     /// A malformed request was answered and the connection is closing: the decoder's further
     /// errors are its echoes.
     private var closing = false
 
-    init(routes: FastRoutes, idleTimeout: TimeAmount?) {
+    /// - Parameters:
+    ///   - routes: What the lane answers.
+    ///   - idleTimeout: Close a connection idle this long; `nil` never (give Hummingbird's
+    ///     connection handler none: it does not see the requests answered here).
+    ///   - serverName: The `Server` header's value, as the application's configuration names it.
+    public init(routes: Routes, idleTimeout: TimeAmount?, serverName: String) {
         self.routes = routes
         self.idleTimeout = idleTimeout
+        self.serverName = serverName
     }
 
-    func handlerAdded(context: ChannelHandlerContext) {
+    public func handlerAdded(context: ChannelHandlerContext) {
         do {
             try context.pipeline.syncOperations.addHandler(self.wire, position: .first)
         } catch {
@@ -88,24 +95,24 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
         if context.channel.isActive { self.becameActive(context) }
     }
 
-    func handlerRemoved(context: ChannelHandlerContext) {
+    public func handlerRemoved(context: ChannelHandlerContext) {
         self.removed = true
         self.idleCheck?.cancel()
         self.idleCheck = nil
     }
 
-    func channelActive(context: ChannelHandlerContext) {
+    public func channelActive(context: ChannelHandlerContext) {
         self.becameActive(context)
         context.fireChannelActive()
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
+    public func channelInactive(context: ChannelHandlerContext) {
         self.idleCheck?.cancel()
         self.idleCheck = nil
         context.fireChannelInactive()
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         self.lastActive = .now()
         self.handle(self.unwrapInboundIn(data), context: context)
     }
@@ -126,12 +133,12 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
                     self.pending = (answer, start)
                     return
                 }
-                if let request = self.routes.fixRequest(head, start: start) {
-                    self.fixRequest = request
+                if let request = self.routes.bodyRequest(head, start: start) {
+                    self.bodyRequest = request
                     return
                 }
                 // Nothing is owed before this request, so its interim answer can go now.
-                if Self.expectsContinue(head) { self.sendContinue() }
+                if head.expectsContinue { self.sendContinue() }
             }
             // Asked to close in words Hummingbird does not read (the lane answers only requests
             // whose `Connection` is `keep-alive` or absent).
@@ -139,20 +146,21 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
             self.routed += 1
             context.fireChannelRead(self.wrapInboundOut(.head(head)))
         case .body(var bytes):
-            if self.fixRequest != nil {
-                if self.fixRequest!.body.readableBytes == 0 {
-                    self.fixRequest!.body = bytes
+            if self.bodyRequest != nil {
+                if self.bodyRequest!.body.readableBytes == 0 {
+                    self.bodyRequest!.body = bytes
                 } else {
-                    self.fixRequest!.body.writeBuffer(&bytes)
+                    self.bodyRequest!.body.writeBuffer(&bytes)
                 }
             } else if self.pending == nil {
-                // A body on a GET answered here is not read (it has none: see `FastRoutes.read`).
+                // A body on a request answered from its head alone is not read (the routes take
+                // only requests that have none).
                 context.fireChannelRead(self.wrapInboundOut(part))
             }
         case .end:
             self.reading = false
-            if let request = self.fixRequest {
-                self.fixRequest = nil
+            if let request = self.bodyRequest {
+                self.bodyRequest = nil
                 self.awaiting = true
                 self.routes.answer(request, on: context.eventLoop) { [self] answer in
                     self.answered(answer, method: "POST", start: request.start, context: context)
@@ -169,17 +177,17 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// Writes the answer to the request read here last, then handles what arrived meanwhile.
-    private func answered(_ answer: FastRoutes.Answer, method: String, start: ContinuousClock.Instant, context: ChannelHandlerContext) {
-        // A channel closed while its fixes were committed: nothing to answer.
+    private func answered(_ answer: FastLaneAnswer<Routes.Series>, method: String, start: ContinuousClock.Instant, context: ChannelHandlerContext) {
+        // A channel closed while its request was being answered: nothing to answer.
         guard !self.removed else { return }
         self.awaiting = false
         self.send(answer, context: context)
         if let series = answer.series {
-            self.routes.metrics.laneAnswered(series, duration: ContinuousClock.now - start)
+            self.routes.count(series, duration: ContinuousClock.now - start)
         } else {
-            self.routes.metrics.request(method: method, route: answer.route, status: Int(answer.status.code),
-                                        duration: ContinuousClock.now - start)
-            self.routes.metrics.fastLaneAnswered(route: answer.route)
+            self.routes.metrics.recordRequest(method: method, route: answer.route, status: Int(answer.status.code),
+                                              duration: ContinuousClock.now - start)
+            self.routes.metrics.recordFastLaneAnswer(route: answer.route)
         }
         if !self.held.isEmpty {
             let held = self.held
@@ -197,13 +205,13 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
             self.readHeld = false
             context.read()
         }
-        if let event = self.heldQuiesce, self.pending == nil, self.fixRequest == nil, !self.awaiting {
+        if let event = self.heldQuiesce, self.pending == nil, self.bodyRequest == nil, !self.awaiting {
             self.heldQuiesce = nil
             context.fireUserInboundEventTriggered(event)
         }
     }
 
-    func read(context: ChannelHandlerContext) {
+    public func read(context: ChannelHandlerContext) {
         if self.awaiting {
             self.readHeld = true
         } else {
@@ -213,12 +221,12 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// A request the decoder could not read (a space in a header name, a bad `Content-Length`, a
     /// bad chunk size) is answered here with a problem, and the connection closed: the router's
-    /// side would answer a bare 400. Behind a fix batch being committed, or behind requests the
+    /// side would answer a bare 400. Behind a body being committed, or behind requests the
     /// router is answering, it waits for their answers (``answered(_:method:start:context:)``,
     /// ``write(context:data:promise:)``). Only an error inside a request the router is reading
     /// (a bad chunk of its body) goes on to the router, whose request it is. (A connection's
     /// first request never gets here: ``FirstRequestGuard`` answers it.)
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    public func errorCaught(context: ChannelHandlerContext, error: any Error) {
         guard let parse = error as? HTTPParserError, self.wire.context != nil else {
             context.fireErrorCaught(error)
             return
@@ -239,22 +247,14 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
     private func answerMalformed(_ parse: HTTPParserError, context: ChannelHandlerContext) {
         self.closing = true
         self.pending = nil
-        self.fixRequest = nil
+        self.bodyRequest = nil
         self.reading = false
-        let answer = FastRoutes.Answer.malformedRequest(parse)
+        let answer = BareAnswer.malformedRequest(parse)
         self.routes.logger.debug("malformed request", metadata: ["error": "\(parse)", "hb.request.id": "\(answer.requestID)"])
-        self.routes.metrics.malformedRequest(status: Int(answer.status.code))
+        self.routes.metrics.recordMalformedRequest(status: Int(answer.status.code))
         let written = context.eventLoop.makePromise(of: Void.self)
         self.send(answer, context: context, promise: written)
         written.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
-    }
-
-    /// Whether the client waits for `100 Continue` before it sends the body (RFC 9110 §10.1.1;
-    /// curl does for bodies over 1 MiB, a photo): not when the framing says there is none.
-    static func expectsContinue(_ head: HTTPRequestHead) -> Bool {
-        guard head.version == .http1_1, head.headers[canonicalForm: "expect"].contains(where: { $0.lowercased() == "100-continue" })
-        else { return false }
-        return head.headers.contains(name: "transfer-encoding") || head.headers[canonicalForm: "content-length"].contains { $0 != "0" }
     }
 
     /// `100 Continue`, which Hummingbird never sends: a client that asked for it waited a second
@@ -267,53 +267,19 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
         wire.writeAndFlush(NIOAny(IOData.byteBuffer(bytes)), promise: nil)
     }
 
-    /// The response as the router's would be, byte for byte: its headers, then the request id,
-    /// date and server, in the order and spelling NIO's encoder writes them.
-    private func send(_ answer: FastRoutes.Answer, context: ChannelHandlerContext, promise: EventLoopPromise<Void>? = nil) {
+    /// The response as the router's would be, byte for byte (``FastLaneAnswer/bytes(date:server:allocator:)``).
+    private func send<Series>(_ answer: FastLaneAnswer<Series>, context: ChannelHandlerContext, promise: EventLoopPromise<Void>? = nil) {
         guard let wire = self.wire.context else {
             promise?.succeed()
             return
         }
-        let bytes = Self.bytes(of: answer, date: self.date.now(), allocator: context.channel.allocator)
+        let bytes = answer.bytes(date: self.date.now(), server: self.serverName, allocator: context.channel.allocator)
         wire.writeAndFlush(NIOAny(IOData.byteBuffer(bytes)), promise: promise)
         self.lastActive = .now()
         self.scheduleIdleCheck(context, at: self.lastActive)
     }
 
-    /// `answer` whole, head and body, as the bytes the HTTP encoder would write for it.
-    static func bytes(of answer: FastRoutes.Answer, date: String, allocator: ByteBufferAllocator) -> ByteBuffer {
-        var bytes = allocator.buffer(capacity: 192 + answer.body.readableBytes)
-        Self.writeHead(answer, date: date, into: &bytes)
-        var body = answer.body
-        bytes.writeBuffer(&body)
-        return bytes
-    }
-
-    /// The status line and header block of `answer`, as NIO's `HTTPResponseEncoder` writes the
-    /// `HTTPResponse` the router would make of it (FastLaneTests compares the two).
-    static func writeHead(_ answer: FastRoutes.Answer, date: String, into bytes: inout ByteBuffer) {
-        if answer.status == .ok {
-            bytes.writeStaticString("HTTP/1.1 200 OK\r\n")
-        } else {
-            // NIO's phrase for the code, as its encoder writes it (413 is "Payload Too Large" there).
-            let status = HTTPResponseStatus(statusCode: answer.status.code, reasonPhrase: answer.status.reasonPhrase)
-            bytes.writeString("HTTP/1.1 \(answer.status.code) \(status.reasonPhrase)\r\n")
-        }
-        func field(_ name: String, _ value: String) {
-            bytes.writeString(name)
-            bytes.writeStaticString(": ")
-            bytes.writeString(value)
-            bytes.writeStaticString("\r\n")
-        }
-        for header in answer.headers { field(header.name.rawName, header.value) }
-        field(HTTPField.Name.contentLength.rawName, String(answer.body.readableBytes))
-        field(HTTPField.Name.requestID.rawName, answer.requestID)
-        field(HTTPField.Name.date.rawName, date)
-        field(HTTPField.Name.server.rawName, "coasterlife")
-        bytes.writeStaticString("\r\n")
-    }
-
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         if case .end = self.unwrapOutboundIn(data) {
             // Never below zero: Hummingbird may also answer what never reached it as a request
             // (a 400 for a request the codec could not parse).
@@ -333,8 +299,8 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(data, promise: promise)
     }
 
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is ChannelShouldQuiesceEvent, self.pending != nil || self.fixRequest != nil || self.awaiting {
+    public func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent, self.pending != nil || self.bodyRequest != nil || self.awaiting {
             self.heldQuiesce = event
             return
         }
@@ -370,12 +336,50 @@ final class FastLane: ChannelDuplexHandler, RemovableChannelHandler {
     }
 }
 
+extension FastLaneAnswer {
+    /// The answer whole, head and body, as the bytes the HTTP encoder would write for it.
+    public func bytes(date: String, server: String, allocator: ByteBufferAllocator) -> ByteBuffer {
+        var bytes = allocator.buffer(capacity: 192 + self.body.readableBytes)
+        self.writeHead(date: date, server: server, into: &bytes)
+        var body = self.body
+        bytes.writeBuffer(&body)
+        return bytes
+    }
+
+    /// The status line and header block, as NIO's `HTTPResponseEncoder` writes the `HTTPResponse`
+    /// the router would make of the answer (FastLaneTests compares the two): its headers, then the
+    /// request id, date and server, in the order and spelling NIO's encoder writes them.
+    public func writeHead(date: String, server: String, into bytes: inout ByteBuffer) {
+        if self.status == .ok {
+            bytes.writeStaticString("HTTP/1.1 200 OK\r\n")
+        } else {
+            // NIO's phrase for the code, as its encoder writes it (413 is "Payload Too Large" there).
+            let status = HTTPResponseStatus(statusCode: self.status.code, reasonPhrase: self.status.reasonPhrase)
+            bytes.writeString("HTTP/1.1 \(self.status.code) \(status.reasonPhrase)\r\n")
+        }
+        func field(_ name: String, _ value: String) {
+            bytes.writeString(name)
+            bytes.writeStaticString(": ")
+            bytes.writeString(value)
+            bytes.writeStaticString("\r\n")
+        }
+        for header in self.headers { field(header.name.rawName, header.value) }
+        field(HTTPField.Name.contentLength.rawName, String(self.body.readableBytes))
+        field(HTTPField.Name.requestID.rawName, self.requestID)
+        field(HTTPField.Name.date.rawName, date)
+        field(HTTPField.Name.server.rawName, server)
+        bytes.writeStaticString("\r\n")
+    }
+}
+
 /// The `Date` header's value (RFC 9110 IMF-fixdate), formatted at most once a second.
-struct HTTPDate {
+public struct HTTPDate {
     private var second = Int.min
     private var text = ""
 
-    mutating func now() -> String {
+    public init() {}
+
+    public mutating func now() -> String {
         var t = time(nil)
         guard Int(t) != self.second else { return self.text }
         var parts = tm()
@@ -394,22 +398,32 @@ struct HTTPDate {
     }
 }
 
+extension HTTPRequestHead {
+    /// Whether the client waits for `100 Continue` before it sends the body (RFC 9110 §10.1.1;
+    /// curl does for bodies over 1 MiB, a photo): not when the framing says there is none.
+    var expectsContinue: Bool {
+        guard self.version == .http1_1, self.headers[canonicalForm: "expect"].contains(where: { $0.lowercased() == "100-continue" })
+        else { return false }
+        return self.headers.contains(name: "transfer-encoding") || self.headers[canonicalForm: "content-length"].contains { $0 != "0" }
+    }
+}
+
 /// Puts its handler (``FastLane``, or ``ConnectionCloser`` without the lane) in front of the HTTP
 /// codec (`HTTP1ToHTTPServerCodec`), where requests are NIO's parts with their version, then
 /// leaves the pipeline: Hummingbird adds the handlers it is given behind the codec, where requests
 /// arrive as `HTTPTypes` parts, already converted.
-final class CodecFrontInstaller: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPRequestPart
+public final class CodecFrontInstaller: ChannelInboundHandler, RemovableChannelHandler {
+    public typealias InboundIn = HTTPRequestPart
 
     private let handler: any ChannelHandler
     private let logger: Logger
 
-    init(_ handler: any ChannelHandler, logger: Logger) {
+    public init(_ handler: any ChannelHandler, logger: Logger) {
         self.handler = handler
         self.logger = logger
     }
 
-    func handlerAdded(context: ChannelHandlerContext) {
+    public func handlerAdded(context: ChannelHandlerContext) {
         do {
             let codec = try context.pipeline.syncOperations.handler(type: HTTP1ToHTTPServerCodec.self)
             try context.pipeline.syncOperations.addHandler(self.handler, position: .before(codec))
@@ -442,25 +456,27 @@ extension HTTPRequestHead {
 /// Without the fast lane, does the two things the lane does for every request the router answers:
 /// marks each request that is to be its connection's last so that Hummingbird closes after it
 /// (``NIOHTTP1/HTTPRequestHead/closingAsAsked()``), and tells a client that waits for it to send
-/// its body (`Expect: 100-continue`, ``FastLane/expectsContinue(_:)``), which Hummingbird never
+/// its body (`Expect: 100-continue`, ``NIOHTTP1/HTTPRequestHead/expectsContinue``), which Hummingbird never
 /// does: curl waited a second before sending a photo to `serve --no-fast-lane`. As in the lane,
 /// `100 Continue` goes only when no answer is owed before it (an interim answer belongs to the
 /// request answered next); a pipelined request behind others waits for its client's timeout.
-final class ConnectionCloser: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias InboundOut = HTTPServerRequestPart
-    typealias OutboundIn = HTTPServerResponsePart
-    typealias OutboundOut = HTTPServerResponsePart
+public final class ConnectionCloser: ChannelDuplexHandler, RemovableChannelHandler {
+    public typealias InboundIn = HTTPServerRequestPart
+    public typealias InboundOut = HTTPServerRequestPart
+    public typealias OutboundIn = HTTPServerResponsePart
+    public typealias OutboundOut = HTTPServerResponsePart
 
     /// Requests read whose response has not ended.
     private var owed = 0
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    public init() {}
+
+    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard case .head(var head) = self.unwrapInboundIn(data) else {
             context.fireChannelRead(data)
             return
         }
-        if self.owed == 0, FastLane.expectsContinue(head) {
+        if self.owed == 0, head.expectsContinue {
             context.writeAndFlush(self.wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .continue))), promise: nil)
         }
         self.owed += 1
@@ -468,7 +484,7 @@ final class ConnectionCloser: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelRead(self.wrapInboundOut(.head(head)))
     }
 
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         if case .end = self.unwrapOutboundIn(data) { self.owed = max(0, self.owed - 1) }
         context.write(data, promise: promise)
     }
@@ -478,8 +494,10 @@ final class ConnectionCloser: ChannelDuplexHandler, RemovableChannelHandler {
 /// §9.6 asks of a server that closes: Hummingbird closes after it but sends the answer's head as
 /// the routes made it. Such a request always reaches the router (see
 /// ``NIOHTTP1/HTTPRequestHead/closingAsAsked()``), which runs this first.
-struct ConnectionCloseMiddleware<Context: RequestContext>: RouterMiddleware {
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+public struct ConnectionCloseMiddleware<Context: RequestContext>: RouterMiddleware {
+    public init() {}
+
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response = try await next(request, context)
         // The test Hummingbird makes before closing.
         if request.headers[.connection] == "close" { response.headers[.connection] = "close" }

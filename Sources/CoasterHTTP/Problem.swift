@@ -2,53 +2,52 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// The stable kinds of problem this service answers with. Each is the `type` of an RFC 9457
-/// problem, as a relative URI `/problems/<slug>`; the OperationsAndSecurity article (docs: "Errors") lists them.
-public enum ProblemType: String, Sendable, CaseIterable {
-    case notFound = "not-found"
-    case methodNotAllowed = "method-not-allowed"
-    case invalidParameter = "invalid-parameter"
-    case malformedBody = "malformed-body"
-    case malformedRequest = "malformed-request"
-    case invalidParkFile = "invalid-park-file"
-    case payloadTooLarge = "payload-too-large"
-    case unsupportedMediaType = "unsupported-media-type"
-    case notReady = "not-ready"
-    case internalError = "internal-error"
-    case unauthorized = "unauthorized"
-    case forbidden = "forbidden"
-    case invalidField = "invalid-field"
-    case usernameTaken = "username-taken"
-    case invalidCredentials = "invalid-credentials"
-    case tooManyRequests = "too-many-requests"
-    case noSuchUser = "no-such-user"
-    case cannotBefriendSelf = "cannot-befriend-self"
-    case noPendingRequest = "no-pending-request"
-    case notFriends = "not-friends"
-    case notBlocked = "not-blocked"
-    case friendLimit = "friend-limit"
-    case noSuchRide = "no-such-ride"
-    case checkinRefused = "checkin-refused"
-    case rideRefused = "ride-refused"
-    case rideCooldown = "ride-cooldown"
-    case nearbyRefused = "nearby-refused"
-    case upgradeRequired = "upgrade-required"
-    case notWebSocket = "not-websocket"
-    case reportRefused = "report-refused"
-    case invalidPostedWaits = "invalid-posted-waits"
-    case invalidPhoto = "invalid-photo"
-    case noSuchPhoto = "no-such-photo"
-    case photoTagNotVisited = "photo-tag-not-visited"
+/// A stable kind of problem: the `type` of an RFC 9457 problem, as a relative URI
+/// `/problems/<slug>`. The kinds any HTTP service has are here; a service adds its own
+/// (`extension ProblemType { static let … }`), and lists them all where its docs are checked.
+public struct ProblemType: RawRepresentable, Hashable, Sendable {
+    /// The slug: `not-found` of `/problems/not-found`.
+    public let rawValue: String
+
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
 
     public var uri: String { "/problems/\(self.rawValue)" }
+
+    public static let notFound = Self(rawValue: "not-found")
+    public static let methodNotAllowed = Self(rawValue: "method-not-allowed")
+    public static let invalidParameter = Self(rawValue: "invalid-parameter")
+    public static let malformedBody = Self(rawValue: "malformed-body")
+    public static let malformedRequest = Self(rawValue: "malformed-request")
+    public static let payloadTooLarge = Self(rawValue: "payload-too-large")
+    public static let unsupportedMediaType = Self(rawValue: "unsupported-media-type")
+    public static let notReady = Self(rawValue: "not-ready")
+    public static let internalError = Self(rawValue: "internal-error")
+    public static let unauthorized = Self(rawValue: "unauthorized")
+    public static let forbidden = Self(rawValue: "forbidden")
+    public static let tooManyRequests = Self(rawValue: "too-many-requests")
+    public static let upgradeRequired = Self(rawValue: "upgrade-required")
+    public static let notWebSocket = Self(rawValue: "not-websocket")
+
+    /// The kinds above, for a service's list of all of its own.
+    public static let generic: [Self] = [
+        .notFound, .methodNotAllowed, .invalidParameter, .malformedBody, .malformedRequest, .payloadTooLarge, .unsupportedMediaType,
+        .notReady, .internalError, .unauthorized, .forbidden, .tooManyRequests, .upgradeRequired, .notWebSocket,
+    ]
 }
 
-/// An RFC 9457 problem: every error this service returns is one (`application/problem+json`).
+/// An RFC 9457 problem (`application/problem+json`): an error that answers as one.
 public struct Problem: Error, HTTPResponseError, Sendable {
     /// A query or path parameter that was wrong (RFC 9457's `invalid-params`).
     public struct InvalidParameter: Codable, Hashable, Sendable {
         public var name: String
         public var reason: String
+
+        public init(name: String, reason: String) {
+            self.name = name
+            self.reason = reason
+        }
     }
 
     /// A place in a request body that was wrong: a JSON pointer, and for GeoJSON the feature index.
@@ -56,6 +55,12 @@ public struct Problem: Error, HTTPResponseError, Sendable {
         public var pointer: String
         public var feature: Int?
         public var detail: String
+
+        public init(pointer: String, feature: Int?, detail: String) {
+            self.pointer = pointer
+            self.feature = feature
+            self.detail = detail
+        }
     }
 
     public var type: ProblemType
@@ -95,20 +100,6 @@ public struct Problem: Error, HTTPResponseError, Sendable {
                 invalidParams: [InvalidParameter(name: name, reason: reason)])
     }
 
-    /// 401, with the `WWW-Authenticate` challenge RFC 6750 asks for.
-    public static func unauthorized(_ detail: String? = nil) -> Problem {
-        var problem = Problem(.unauthorized, status: .unauthorized, title: "Authentication required",
-                              detail: detail ?? "Log in with POST /v1/sessions and send Authorization: Bearer <token>.")
-        problem.headers[.wwwAuthenticate] = "Bearer realm=\"coasterlife\""
-        return problem
-    }
-
-    /// 400 for one member of a JSON body that decoded but breaks a rule.
-    public static func invalidField(_ pointer: String, _ detail: String) -> Problem {
-        Problem(.invalidField, status: .badRequest, title: "Invalid field", detail: pointer.isEmpty ? detail : "\(pointer): \(detail)",
-                errors: [BodyError(pointer: pointer, feature: nil, detail: detail)])
-    }
-
     /// 429 with `Retry-After` in whole seconds.
     public static func tooManyRequests(_ detail: String, retryAfter: Double) -> Problem {
         var problem = Problem(.tooManyRequests, status: .tooManyRequests, title: "Too many requests", detail: detail)
@@ -145,7 +136,7 @@ public struct Problem: Error, HTTPResponseError, Sendable {
     }
 
     /// The problem's own headers and its content type.
-    var responseHeaders: HTTPFields {
+    public var responseHeaders: HTTPFields {
         var headers = self.headers
         headers[.contentType] = "application/problem+json"
         return headers
@@ -153,7 +144,7 @@ public struct Problem: Error, HTTPResponseError, Sendable {
 
     /// The JSON body for a request to `path` (its `instance`; none for a request that could not
     /// be read) with this request id.
-    func body(path: String?, requestID: String) throws -> Data {
+    public func body(path: String?, requestID: String) throws -> Data {
         let body = Body(
             type: self.type.uri, title: self.title, status: Int(self.status.code), detail: self.detail,
             instance: path, requestId: requestID,
@@ -163,4 +154,9 @@ public struct Problem: Error, HTTPResponseError, Sendable {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(body)
     }
+}
+
+extension HTTPField.Name {
+    /// The id of the request, for matching a client's report with the server's log.
+    public static let requestID = HTTPField.Name("X-Request-Id")!
 }

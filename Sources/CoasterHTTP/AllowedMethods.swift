@@ -1,7 +1,7 @@
 import HTTPTypes
 import Hummingbird
 
-/// What a path the service has answers to a method no route serves there, where Hummingbird's
+/// What a path a service has answers to a method no route serves there, where Hummingbird's
 /// router answers 404 as if the path did not exist:
 ///
 /// - `OPTIONS` is `204 No Content` with an `Allow` header naming the methods served there
@@ -11,16 +11,14 @@ import Hummingbird
 ///
 /// Added to the router after every route, so it wraps only the router's not-found responder: it
 /// costs nothing on a route that matched.
-struct AllowedMethodsMiddleware: RouterMiddleware {
-    typealias Context = AppRequestContext
-
+public struct AllowedMethodsMiddleware<Context: RequestContext>: RouterMiddleware {
     /// Each route's path, and the methods it is served with as its `Allow` header lists them (HEAD
     /// wherever GET is: the router generates those; OPTIONS everywhere: this middleware answers it).
     private let paths: [(path: RouterPath, allowed: String)]
     /// Every method served somewhere, as `OPTIONS *`'s `Allow` header lists them.
     private let everywhere: String
 
-    init(routes: [Router<Context>.RouteDescription]) {
+    public init(routes: [Router<Context>.RouteDescription]) {
         var methods: [String: (path: RouterPath, methods: Set<HTTPRequest.Method>)] = [:]
         for route in routes {
             methods[route.path.description, default: (route.path, [])].methods.insert(route.method)
@@ -32,7 +30,7 @@ struct AllowedMethodsMiddleware: RouterMiddleware {
         self.everywhere = Self.allowHeader(served.reduce(into: Set()) { $0.formUnion($1.methods) })
     }
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         if request.method == .options, request.uri.path == "*" {
             context.coreContext.endpointPath.value = "*"
             return Response(status: .noContent, headers: [.allow: self.everywhere])
@@ -59,7 +57,7 @@ struct AllowedMethodsMiddleware: RouterMiddleware {
     /// Only that route's: `/v1/friends/nearby` also fits `/v1/friends/{userId}`, but a DELETE
     /// there asks to unfriend a user named "nearby" (a 404), not for anything nearby, and the
     /// OpenAPI document lists GET alone at that path.
-    func served(at path: String) -> (route: String, allowed: String)? {
+    public func served(at path: String) -> (route: String, allowed: String)? {
         let segments = path.split(separator: "/", omittingEmptySubsequences: true)
         let best = self.paths.filter { Self.matches($0.path, segments) }.min { a, b in
             let (x, y) = (Self.fixedSegments(a.path), Self.fixedSegments(b.path))
@@ -85,7 +83,7 @@ struct AllowedMethodsMiddleware: RouterMiddleware {
 extension Problem {
     /// `/problems/method-not-allowed` (405) for `method` on `path`, with the `Allow` header when
     /// the methods served there are known.
-    static func methodNotAllowed(_ method: HTTPRequest.Method, path: String, allowed: String?) -> Problem {
+    public static func methodNotAllowed(_ method: HTTPRequest.Method, path: String, allowed: String?) -> Problem {
         var problem = Problem(.methodNotAllowed, status: .methodNotAllowed, title: "Method not allowed",
                               detail: "\(method) is not allowed on \(path)" + (allowed.map { "; allowed: \($0)." } ?? "."))
         problem.headers[.allow] = allowed

@@ -1,5 +1,4 @@
-@testable import CoasterAPI
-import CoasterService
+@testable import CoasterHTTP
 import HTTPTypes
 import NIOCore
 import NIOEmbedded

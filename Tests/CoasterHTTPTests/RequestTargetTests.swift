@@ -1,5 +1,4 @@
-@testable import CoasterAPI
-import CoasterService
+@testable import CoasterHTTP
 import HummingbirdCore
 import Testing
 
@@ -35,7 +34,7 @@ struct RequestTargetTests {
         "/v1/locate?" + (1...16).map { "p\($0)=1" }.joined(separator: "&"), "/v1/locate?" + (1...17).map { "p\($0)=1" }.joined(separator: "&"),
     ])
     func aRepeatedNameIsLeftToTheRouter(_ target: String) {
-        let repeated = RepeatedQueryMiddleware.repeatedName(in: URI(target).queryParameters)
+        let repeated = URI(target).queryParameters.repeatedName
         let query = RequestTarget(target).queryParameters
         if repeated != nil { #expect(query.mayRepeatAName, "\(target)") }
         if !RequestTarget.isPlain(target) || target.split(separator: "&").count <= 16 {
@@ -44,9 +43,9 @@ struct RequestTargetTests {
     }
 
     @Test func repeatedNamesAreFound() {
-        #expect(RepeatedQueryMiddleware.repeatedName(in: URI("/v1/locate?lat=1&lon=2&lat=3").queryParameters) == "lat")
-        #expect(RepeatedQueryMiddleware.repeatedName(in: URI("/v1/locate?lat=1&&lon=2&&").queryParameters) == nil)
-        #expect(RepeatedQueryMiddleware.repeatedName(in: URI("/v1/locate?lat=%34&lat=2").queryParameters) == "lat")
+        #expect(URI("/v1/locate?lat=1&lon=2&lat=3").queryParameters.repeatedName == "lat")
+        #expect(URI("/v1/locate?lat=1&&lon=2&&").queryParameters.repeatedName == nil)
+        #expect(URI("/v1/locate?lat=%34&lat=2").queryParameters.repeatedName == "lat")
         #expect(RequestTarget("/v1/locate?lat=1&lon=2&lat=3").queryParameters.mayRepeatAName)
         #expect(!RequestTarget("/v1/locate?lat=1&&lon=2&&accuracy=3").queryParameters.mayRepeatAName)
     }

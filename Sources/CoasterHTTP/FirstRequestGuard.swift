@@ -1,4 +1,3 @@
-import CoasterService
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -16,30 +15,40 @@ import NIOHTTP1
 /// read). So a first request that did not parse — a space in a header name, a bad
 /// `Content-Length`, headers over the decoder's limits — got no answer, and its connection stayed
 /// open until the client gave up; so did a connection that never sent a whole head.
-struct GuardedHTTPChannel: ServerChildChannel {
-    typealias Value = HTTP1WebSocketUpgradeChannel.Value
+public struct GuardedHTTPChannel<Metrics: HTTPMetricsRecording>: ServerChildChannel {
+    public typealias Value = HTTP1WebSocketUpgradeChannel.Value
 
     let inner: HTTP1WebSocketUpgradeChannel
     /// How long a connection may take to send its first head; nil for ever.
     let idleTimeout: TimeAmount?
     /// Where the malformed requests answered are counted.
-    let metrics: ServiceMetrics
+    let metrics: Metrics
+    /// The `Server` header of the answers written here, as the application's configuration names it.
+    let serverName: String
 
-    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+    public init(inner: HTTP1WebSocketUpgradeChannel, idleTimeout: TimeAmount?, metrics: Metrics, serverName: String) {
+        self.inner = inner
+        self.idleTimeout = idleTimeout
+        self.metrics = metrics
+        self.serverName = serverName
+    }
+
+    public func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         self.inner.setup(channel: channel, logger: logger).flatMapThrowing { value in
             // Behind the upgrade handler: the handlers Hummingbird adds once the first head is
             // read go behind this one, which leaves when that head passes it.
             try channel.pipeline.syncOperations.addHandler(
-                FirstRequestGuard(idleTimeout: self.idleTimeout, metrics: self.metrics, logger: logger))
+                FirstRequestGuard(idleTimeout: self.idleTimeout, metrics: self.metrics, serverName: self.serverName, logger: logger))
             // In front of the upgrade handler, which must not see what it cannot upgrade to.
             let upgrades = try channel.pipeline.syncOperations.handler(
                 type: NIOTypedHTTPServerUpgradeHandler<HTTP1WebSocketUpgradeChannel.UpgradeResult>.self)
-            try channel.pipeline.syncOperations.addHandler(UpgradeOfferFilter(metrics: self.metrics), position: .before(upgrades))
+            try channel.pipeline.syncOperations.addHandler(UpgradeOfferFilter(metrics: self.metrics, serverName: self.serverName),
+                                                           position: .before(upgrades))
             return value
         }
     }
 
-    func handle(value: Value, logger: Logger) async {
+    public func handle(value: Value, logger: Logger) async {
         await self.inner.handle(value: value, logger: logger)
     }
 }
@@ -59,17 +68,19 @@ struct GuardedHTTPChannel: ServerChildChannel {
 /// than 13, no single `Sec-WebSocket-Key`) used to get the connection closed with no answer; it
 /// is answered here instead, as RFC 6455 §4.2.2 asks, and the connection closed
 /// (``Problem/webSocketHandshake(_:)``).
-final class UpgradeOfferFilter: ChannelInboundHandler, RemovableChannelHandler {
+final class UpgradeOfferFilter<Metrics: HTTPMetricsRecording>: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
 
     /// Where refused handshakes are counted.
-    private let metrics: ServiceMetrics
+    private let metrics: Metrics
+    private let serverName: String
     /// The first request was a refused handshake: what follows of it is dropped.
     private var refused = false
 
-    init(metrics: ServiceMetrics) {
+    init(metrics: Metrics, serverName: String) {
         self.metrics = metrics
+        self.serverName = serverName
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -81,9 +92,9 @@ final class UpgradeOfferFilter: ChannelInboundHandler, RemovableChannelHandler {
         let spoken = offered.filter { $0.lowercased() == "websocket" }
         if !spoken.isEmpty, let problem = Problem.webSocketHandshake(head.headers) {
             self.refused = true
-            self.metrics.malformedRequest(status: Int(problem.status.code))
+            self.metrics.recordMalformedRequest(status: Int(problem.status.code))
             let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init)
-            answerAndClose(FastRoutes.Answer(problem, instance: path, route: "", requestID: RequestID().description), context)
+            answerAndClose(BareAnswer(problem, instance: path, route: "", requestID: RequestID().description), server: self.serverName, context)
             return
         }
         if spoken.count == offered.count {
@@ -109,19 +120,21 @@ final class UpgradeOfferFilter: ChannelInboundHandler, RemovableChannelHandler {
 /// timeout. It leaves the pipeline when the first head passes it, or when the connection is
 /// upgraded to a WebSocket: from then on Hummingbird's handlers answer what does not parse (a 400)
 /// and keep the idle timeout.
-final class FirstRequestGuard: ChannelInboundHandler, RemovableChannelHandler {
+final class FirstRequestGuard<Metrics: HTTPMetricsRecording>: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
 
     private let idleTimeout: TimeAmount?
-    private let metrics: ServiceMetrics
+    private let metrics: Metrics
+    private let serverName: String
     private let logger: Logger
     private var timeout: Scheduled<Void>?
     /// The malformed request has been answered: the decoder's further errors are its echoes.
     private var answered = false
 
-    init(idleTimeout: TimeAmount?, metrics: ServiceMetrics, logger: Logger) {
+    init(idleTimeout: TimeAmount?, metrics: Metrics, serverName: String, logger: Logger) {
         self.idleTimeout = idleTimeout
         self.metrics = metrics
+        self.serverName = serverName
         self.logger = logger
     }
 
@@ -161,10 +174,10 @@ final class FirstRequestGuard: ChannelInboundHandler, RemovableChannelHandler {
         self.answered = true
         self.timeout?.cancel()
         self.timeout = nil
-        let answer = FastRoutes.Answer.malformedRequest(parse)
+        let answer = BareAnswer.malformedRequest(parse)
         self.logger.debug("malformed first request", metadata: ["error": "\(parse)", "hb.request.id": "\(answer.requestID)"])
-        self.metrics.malformedRequest(status: Int(answer.status.code))
-        answerAndClose(answer, context)
+        self.metrics.recordMalformedRequest(status: Int(answer.status.code))
+        answerAndClose(answer, server: self.serverName, context)
     }
 
     private func startClock(_ context: ChannelHandlerContext) {
@@ -193,13 +206,13 @@ final class FirstRequestGuard: ChannelInboundHandler, RemovableChannelHandler {
 /// Writes `answer` beneath the HTTP encoder, as the fast lane writes its answers (the same bytes),
 /// then closes (``closeBeforeUpgrade(_:)``): a connection's first request, answered before NIO's
 /// upgrade negotiation has handed the connection to Hummingbird.
-private func answerAndClose(_ answer: FastRoutes.Answer, _ context: ChannelHandlerContext) {
+private func answerAndClose(_ answer: BareAnswer, server: String, _ context: ChannelHandlerContext) {
     guard let encoder = try? context.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self) else {
         closeBeforeUpgrade(context)
         return
     }
     var date = HTTPDate()
-    let bytes = FastLane.bytes(of: answer, date: date.now(), allocator: context.channel.allocator)
+    let bytes = answer.bytes(date: date.now(), server: server, allocator: context.channel.allocator)
     let written = context.eventLoop.makePromise(of: Void.self)
     encoder.writeAndFlush(NIOAny(IOData.byteBuffer(bytes)), promise: written)
     written.futureResult.assumeIsolated().whenComplete { _ in closeBeforeUpgrade(context) }
@@ -216,14 +229,14 @@ private func closeBeforeUpgrade(_ context: ChannelHandlerContext) {
 extension HTTP1Channel.Configuration.DecoderConfiguration {
     /// The decoder's limits on every connection of the server, named once: the problem for a
     /// header block over them (``Problem/malformedRequest(_:)``) states them.
-    static let server = Self()
+    public static let server = Self()
 }
 
 extension Problem {
     /// A request NIO's decoder could not read (`/problems/malformed-request`), with
     /// `Connection: close`: what was wrong, in the client's terms; 431 for a header block over the
     /// server's decoder limits.
-    static func malformedRequest(_ error: HTTPParserError) -> Problem {
+    public static func malformedRequest(_ error: HTTPParserError) -> Problem {
         let limits = HTTP1Channel.Configuration.DecoderConfiguration.server
         var problem = error == .headerOverflow
             ? Problem(.malformedRequest, status: .requestHeaderFieldsTooLarge, title: "Request header fields too large",
@@ -255,9 +268,9 @@ extension Problem {
     }
 }
 
-extension FastRoutes.Answer {
+extension FastLaneAnswer {
     /// The answer to a request that could not be read (no path, no route): its problem.
-    static func malformedRequest(_ error: HTTPParserError) -> Self {
+    public static func malformedRequest(_ error: HTTPParserError) -> Self {
         Self(Problem.malformedRequest(error), instance: nil, route: "", requestID: RequestID().description)
     }
 }
@@ -267,7 +280,7 @@ extension Problem {
     /// (RFC 6455 §4.2.1), or `nil`: a version other than 13 is a 426 naming the one spoken (with
     /// `Sec-WebSocket-Version: 13`, §4.4), a `Sec-WebSocket-Key` that is not one base64 value of
     /// 16 bytes a 400 (`/problems/malformed-request`). Both close the connection.
-    static func webSocketHandshake(_ headers: HTTPHeaders) -> Problem? {
+    public static func webSocketHandshake(_ headers: HTTPHeaders) -> Problem? {
         var problem: Problem
         let versions = headers[canonicalForm: "sec-websocket-version"]
         let keys = headers[canonicalForm: "sec-websocket-key"]

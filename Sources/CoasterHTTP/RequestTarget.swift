@@ -7,14 +7,15 @@ import HummingbirdCore
 /// new strings for every key and value (about three microseconds of a `GET /v1/locate` in
 /// `perf`). Anything else (a percent sign, a `+`, a fragment, an absolute URL, a byte outside
 /// ASCII) is handed to `URI`, so no target is read otherwise than the router reads it.
-struct RequestTarget {
-    let path: Substring
+public struct RequestTarget {
+    public let path: Substring
     /// The plain target's query (after the first `?`), `nil` if it has none or is not plain.
-    private let query: Substring?
+    @usableFromInline let query: Substring?
     /// `URI`'s reading, for a target that is not plain.
-    private let uri: URI?
+    @usableFromInline let uri: URI?
 
-    init(_ target: String) {
+    @inlinable
+    public init(_ target: String) {
         if Self.isPlain(target) {
             self.uri = nil
             if let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) {
@@ -33,14 +34,16 @@ struct RequestTarget {
     }
 
     /// The parameters as `URI.queryParameters` reads them.
-    var queryParameters: TargetQuery {
+    @inlinable
+    public var queryParameters: TargetQuery {
         if let uri = self.uri { return TargetQuery(parsed: uri.queryParameters) }
         return TargetQuery(plain: self.query ?? "")
     }
 
     /// Whether the target starts with `/` and holds only letters, digits and `/ ? & = . - _`, in
     /// contiguous bytes (as every string read off the wire is; ``TargetQuery`` reads them so).
-    static func isPlain(_ target: String) -> Bool {
+    @inlinable
+    public static func isPlain(_ target: String) -> Bool {
         target.utf8.withContiguousStorageIfAvailable { bytes in
             guard bytes.first == UInt8(ascii: "/") else { return false }
             return bytes.allSatisfy { byte in
@@ -60,15 +63,17 @@ struct RequestTarget {
 /// A target's query parameters: a plain query read where a name is looked up, or, for a target
 /// that is not plain, `URI`'s. Hummingbird's `FlatDictionary` (generic, from another module, so
 /// not specialised here) took three of the four microseconds of reading a plain query.
-struct TargetQuery: QueryLookup {
-    private let plain: Substring
-    private let parsed: FlatDictionary<Substring, Substring>?
+public struct TargetQuery: QueryLookup {
+    @usableFromInline let plain: Substring
+    @usableFromInline let parsed: FlatDictionary<Substring, Substring>?
 
+    @inlinable
     init(plain: Substring) {
         self.plain = plain
         self.parsed = nil
     }
 
+    @inlinable
     init(parsed: FlatDictionary<Substring, Substring>) {
         self.plain = ""
         self.parsed = parsed
@@ -78,12 +83,14 @@ struct TargetQuery: QueryLookup {
     /// (``RepeatedQueryMiddleware``): the lane leaves such a target to it. Exact for a query `URI`
     /// parsed, and for a plain one of up to 16 pieces, read without allocating (empty names, as in
     /// `a=1&&b=2`, are no repeats); `true` for a longer plain one.
-    var mayRepeatAName: Bool {
-        if let parsed = self.parsed { return RepeatedQueryMiddleware.repeatedName(in: parsed) != nil }
+    @inlinable
+    public var mayRepeatAName: Bool {
+        if let parsed = self.parsed { return parsed.repeatedName != nil }
         return self.plain.utf8.withContiguousStorageIfAvailable(Self.mayRepeat) ?? true
     }
 
-    private static func mayRepeat(_ query: UnsafeBufferPointer<UInt8>) -> Bool {
+    @usableFromInline
+    static func mayRepeat(_ query: UnsafeBufferPointer<UInt8>) -> Bool {
         var pieces = 0
         var start = 0
         while start < query.count {
@@ -103,7 +110,8 @@ struct TargetQuery: QueryLookup {
 
     /// The piece of `query` starting at `start`: where its name ends (its first `=`, or its end)
     /// and where it ends (the next `&`, or the query's end).
-    private static func piece(at start: Int, in query: UnsafeBufferPointer<UInt8>) -> (equals: Int, end: Int) {
+    @inlinable
+    static func piece(at start: Int, in query: UnsafeBufferPointer<UInt8>) -> (equals: Int, end: Int) {
         var end = start
         while end < query.count, query[end] != UInt8(ascii: "&") { end += 1 }
         var equals = start
@@ -111,7 +119,8 @@ struct TargetQuery: QueryLookup {
         return (equals, end)
     }
 
-    private static func same(_ query: UnsafeBufferPointer<UInt8>, _ a: Range<Int>, _ b: Range<Int>) -> Bool {
+    @inlinable
+    static func same(_ query: UnsafeBufferPointer<UInt8>, _ a: Range<Int>, _ b: Range<Int>) -> Bool {
         a.count == b.count && (0..<a.count).allSatisfy { query[a.lowerBound + $0] == query[b.lowerBound + $0] }
     }
 
@@ -119,7 +128,8 @@ struct TargetQuery: QueryLookup {
     /// between `&`s in order, each a name up to its first `=` and a value after it (empty without
     /// one). An empty name matches the empty pieces `URI` lists between two `&`s, not the nothing
     /// after a last `&`.
-    func value(named name: String) -> Substring? {
+    @inlinable
+    public func value(named name: String) -> Substring? {
         if let parsed = self.parsed { return parsed[name[...]] }
         // Read as bytes: a plain query is ASCII. Through `Substring` each index was checked and
         // each slice retained, three quarters of the cost of the lookup.
@@ -134,7 +144,8 @@ struct TargetQuery: QueryLookup {
     }
 
     /// The byte offsets in `query` of the value of the first piece named `name`.
-    private static func find(_ name: UnsafeBufferPointer<UInt8>, in query: UnsafeBufferPointer<UInt8>) -> (Int, Int)? {
+    @inlinable
+    static func find(_ name: UnsafeBufferPointer<UInt8>, in query: UnsafeBufferPointer<UInt8>) -> (Int, Int)? {
         var start = 0
         while start < query.count {
             let (equals, end) = Self.piece(at: start, in: query)

@@ -2,41 +2,45 @@ import Foundation
 import Hummingbird
 import NIOCore
 
-/// Writes JSON straight into bytes, for the answers on the hottest routes (locate, nearby),
-/// where Foundation's `JSONEncoder` cost more than answering the question (tools/bench/README.md).
+/// Writes JSON straight into bytes, for answers on hot routes, where Foundation's `JSONEncoder`
+/// cost more than answering the question.
 ///
-/// It only writes what it is told: callers give keys in sorted order, as the shared encoder's
-/// `.sortedKeys` would, and the wire types keep their `Encodable` conformance, which tests use as the
-/// reference that this writer must agree with (`JSONWriterTests`).
-struct JSONWriter: ~Copyable {
+/// It only writes what it is told: callers give keys in sorted order, as an encoder with
+/// `.sortedKeys` would, and the types written keep their `Encodable` conformance, which tests use
+/// as the reference that this writer must agree with. A type whose members are listed once for
+/// both (``JSONObject``) cannot disagree with itself.
+///
+/// Its methods are inlinable: a caller in another module writes an answer as if the writer were
+/// its own code, not through a call for every key and value.
+public struct JSONWriter: ~Copyable {
     /// Bytes so far, in one allocation the writer grows itself. Not a `ByteBuffer`: NIO's buffer
     /// checks capacity, uniqueness and exclusive access on every write, and JSON is written a few
     /// bytes at a time (that was 60 % of the nearby route's instructions); not an array either, whose
     /// uniqueness check on every append cost the nearby route another 5 %. Copied into one buffer
     /// at the end.
-    private var out: Bytes
+    @usableFromInline var out: Bytes
     /// Bit *d* set: the container at depth *d* already holds a value, so the next one needs a comma.
-    private var filled: UInt64 = 0
-    private var depth = 0
-    private var afterKey = false
+    @usableFromInline var filled: UInt64 = 0
+    @usableFromInline var depth = 0
+    @usableFromInline var afterKey = false
 
-    init(capacity: Int = 512) {
+    @inlinable public init(capacity: Int = 512) {
         self.out = Bytes(capacity: capacity)
     }
 
-    mutating func beginObject() { self.open(UInt8(ascii: "{")) }
-    mutating func endObject() { self.close(UInt8(ascii: "}")) }
-    mutating func beginArray() { self.open(UInt8(ascii: "[")) }
-    mutating func endArray() { self.close(UInt8(ascii: "]")) }
+    @inlinable public mutating func beginObject() { self.open(UInt8(ascii: "{")) }
+    @inlinable public mutating func endObject() { self.close(UInt8(ascii: "}")) }
+    @inlinable public mutating func beginArray() { self.open(UInt8(ascii: "[")) }
+    @inlinable public mutating func endArray() { self.close(UInt8(ascii: "]")) }
 
     /// An object member's key; the next call writes its value.
-    mutating func key(_ name: StaticString) {
+    @inlinable public mutating func key(_ name: StaticString) {
         self.separate()
         name.withUTF8Buffer { self.out.append(quoted: $0, then: UInt8(ascii: ":")) }
         self.afterKey = true
     }
 
-    mutating func string(_ value: String) {
+    @inlinable public mutating func string(_ value: String) {
         self.separate()
         self.fragment(string: value)
     }
@@ -46,55 +50,55 @@ struct JSONWriter: ~Copyable {
     // Nothing is written for a missing value, as `JSONEncoder` writes a synthesized `Encodable`'s
     // optional properties (`encodeIfPresent`).
 
-    mutating func member(_ name: StaticString, _ value: String?) {
+    @inlinable public mutating func member(_ name: StaticString, _ value: String?) {
         guard let value else { return }
         self.key(name)
         self.string(value)
     }
 
-    mutating func member(_ name: StaticString, _ value: Int?) {
+    @inlinable public mutating func member(_ name: StaticString, _ value: Int?) {
         guard let value else { return }
         self.key(name)
         self.number(Int64(value))
     }
 
     /// A finite number (``number(_:)-(Double)``).
-    mutating func member(_ name: StaticString, _ value: Double?) {
+    @inlinable public mutating func member(_ name: StaticString, _ value: Double?) {
         guard let value else { return }
         self.key(name)
         self.number(value)
     }
 
-    mutating func member(_ name: StaticString, _ value: Bool?) {
+    @inlinable public mutating func member(_ name: StaticString, _ value: Bool?) {
         guard let value else { return }
         self.key(name)
         self.bool(value)
     }
 
-    mutating func member(_ name: StaticString, _ value: Date?) {
+    @inlinable public mutating func member(_ name: StaticString, _ value: Date?) {
         guard let value else { return }
         self.key(name)
         self.date(value)
     }
 
     /// A string written in pieces: ``beginString()``, any ``stringContent(_:)``, ``endString()``.
-    mutating func beginString() {
+    @inlinable public mutating func beginString() {
         self.separate()
         self.out.append(UInt8(ascii: "\""))
     }
 
-    mutating func endString() {
+    @inlinable public mutating func endString() {
         self.out.append(UInt8(ascii: "\""))
     }
 
     /// Part of a string, escaped.
-    mutating func stringContent(_ value: String) {
+    @inlinable public mutating func stringContent(_ value: String) {
         var value = value
         value.withUTF8 { self.stringContent($0) }
     }
 
     /// Part of a string, its UTF-8 bytes, escaped.
-    mutating func stringContent(_ utf8: UnsafeBufferPointer<UInt8>) {
+    @inlinable public mutating func stringContent(_ utf8: UnsafeBufferPointer<UInt8>) {
         // Most strings (names, ids) need no escape: found so a word at a time, copied whole.
         if !Self.needsEscaping(utf8) {
             self.out.append(contentsOf: utf8)
@@ -128,7 +132,7 @@ struct JSONWriter: ~Copyable {
     /// that byte repeated (below 1). Bytes of multi-byte UTF-8 sequences (0x80 and up) are none of
     /// them. The last bytes of a string whose length is not a multiple of eight are read as the
     /// word ending with them, which overlaps the one before: bytes already checked are checked again.
-    static func needsEscaping(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+    @inlinable public static func needsEscaping(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = utf8.baseAddress else { return false }
         let n = utf8.count
         guard n >= 8 else {
@@ -153,32 +157,32 @@ struct JSONWriter: ~Copyable {
     }
 
     /// Part of a string that needs no escaping (a literal of the caller's).
-    mutating func stringContent(_ text: StaticString) {
+    @inlinable public mutating func stringContent(_ text: StaticString) {
         self.raw(text)
     }
 
     /// What has been written so far, read in place.
-    func withBytes<T>(_ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
+    @inlinable public func withBytes<T>(_ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
         self.out.withBytes(body)
     }
 
     /// What has been written, for a fragment written once and put into many answers.
-    var bytes: [UInt8] { Array(self.buffer.readableBytesView) }
+    @inlinable public var bytes: [UInt8] { Array(self.buffer.readableBytesView) }
 
     /// The JSON written so far, in one buffer.
-    var buffer: ByteBuffer { self.out.buffer }
+    @inlinable public var buffer: ByteBuffer { self.out.buffer }
 
     @inline(__always)
-    private mutating func raw(_ text: StaticString) {
+    @inlinable mutating func raw(_ text: StaticString) {
         text.withUTF8Buffer { self.out.append(contentsOf: $0) }
     }
 
-    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+    @inlinable static func hexDigit(_ nibble: UInt8) -> UInt8 {
         nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
     }
 
     /// A finite number: integral values without a fraction, others in Swift's shortest round-trip form.
-    mutating func number(_ value: Double) {
+    @inlinable public mutating func number(_ value: Double) {
         self.separate()
         self.fragment(number: value)
     }
@@ -189,22 +193,22 @@ struct JSONWriter: ~Copyable {
     /// an answer written many times over with the same shape: keys, punctuation and values come
     /// as runs of bytes instead of one call and one separator check each. Writes the separator
     /// alone; the fragments must add up to one JSON value, keys in sorted order.
-    mutating func beginFragments() {
+    @inlinable public mutating func beginFragments() {
         self.separate()
     }
 
     /// JSON text, as it is.
-    mutating func fragment(_ text: StaticString) {
+    @inlinable public mutating func fragment(_ text: StaticString) {
         self.raw(text)
     }
 
     /// JSON text written before (another writer's ``bytes``), as it is, read in place.
-    mutating func fragment(_ written: Slice<UnsafeBufferPointer<UInt8>>) {
+    @inlinable public mutating func fragment(_ written: Slice<UnsafeBufferPointer<UInt8>>) {
         self.out.append(contentsOf: UnsafeBufferPointer(rebasing: written))
     }
 
     /// A string, quoted and escaped (``JSONRun/string(_:)``).
-    mutating func fragment(string value: String) {
+    @inlinable public mutating func fragment(string value: String) {
         self.part(within: JSONRun.stringBound(value)) { $0.string(value) }
     }
 
@@ -212,13 +216,13 @@ struct JSONWriter: ~Copyable {
     /// made once for at most `bound` bytes (``JSONRun``): no check of the room, and no count kept,
     /// for each of its parts. Writes the separator first. Traps if `body` wrote more than `bound`
     /// (it must not: the caller's bound counts every part at its longest).
-    mutating func run(within bound: Int, _ body: (inout JSONRun) -> Void) {
+    @inlinable public mutating func run(within bound: Int, _ body: (inout JSONRun) -> Void) {
         self.separate()
         self.part(within: bound, body)
     }
 
     /// Writes through `body` into room for at most `bound` bytes; traps if it wrote more.
-    private mutating func part(within bound: Int, _ body: (inout JSONRun) -> Void) {
+    @inlinable mutating func part(within bound: Int, _ body: (inout JSONRun) -> Void) {
         self.out.withRoom(bound) { start in
             var run = JSONRun(at: start)
             body(&run)
@@ -228,16 +232,16 @@ struct JSONWriter: ~Copyable {
         }
     }
 
-    mutating func fragment(decimal value: Int64) {
+    @inlinable public mutating func fragment(decimal value: Int64) {
         self.part(within: JSONRun.decimalBound) { $0.decimal(value) }
     }
 
     /// A finite number, as ``number(_:)-(Double)`` writes it.
-    mutating func fragment(number value: Double) {
+    @inlinable public mutating func fragment(number value: Double) {
         self.part(within: JSONRun.numberBound) { $0.number(value) }
     }
 
-    mutating func number(_ value: Int64) {
+    @inlinable public mutating func number(_ value: Int64) {
         self.separate()
         self.fragment(decimal: value)
     }
@@ -245,7 +249,7 @@ struct JSONWriter: ~Copyable {
     /// A time as the shared encoder's `.iso8601` strategy writes it: UTC, whole seconds rounded
     /// down. Times from 1970 to 9999 are formatted here (Foundation's formatter cost more than the
     /// rest of a fix answer), others by Foundation, whose calendar turns Julian before 1582.
-    mutating func date(_ value: Date) {
+    @inlinable public mutating func date(_ value: Date) {
         let t = value.timeIntervalSince1970
         guard t >= 0, t < 253_402_300_800 else {
             self.string(value.formatted(.iso8601))
@@ -280,7 +284,7 @@ struct JSONWriter: ~Copyable {
     }
 
     /// `value` (0 ≤ value < 10^count) in exactly `count` decimal digits.
-    private mutating func digits(_ value: Int, _ count: Int) {
+    @inlinable mutating func digits(_ value: Int, _ count: Int) {
         var divisor = 1
         for _ in 1..<count { divisor *= 10 }
         var rest = value
@@ -291,17 +295,17 @@ struct JSONWriter: ~Copyable {
         }
     }
 
-    mutating func bool(_ value: Bool) {
+    @inlinable public mutating func bool(_ value: Bool) {
         self.separate()
         self.raw(value ? "true" : "false")
     }
 
-    mutating func null() {
+    @inlinable public mutating func null() {
         self.separate()
         self.raw("null")
     }
 
-    private mutating func open(_ byte: UInt8) {
+    @inlinable mutating func open(_ byte: UInt8) {
         self.separate()
         self.out.append(byte)
         self.depth += 1
@@ -309,13 +313,13 @@ struct JSONWriter: ~Copyable {
         self.filled &= ~(1 << UInt64(self.depth))
     }
 
-    private mutating func close(_ byte: UInt8) {
+    @inlinable mutating func close(_ byte: UInt8) {
         self.out.append(byte)
         self.depth -= 1
     }
 
     /// Before a key or a value: a comma if the container already holds something.
-    private mutating func separate() {
+    @inlinable mutating func separate() {
         if self.afterKey {
             self.afterKey = false
             return
@@ -328,36 +332,40 @@ struct JSONWriter: ~Copyable {
 
 /// Writes into room a ``JSONWriter`` made for it (``JSONWriter/run(within:_:)``), each part at the
 /// next address, unchecked.
-struct JSONRun {
-    fileprivate(set) var at: UnsafeMutablePointer<UInt8>
+public struct JSONRun {
+    @usableFromInline var at: UnsafeMutablePointer<UInt8>
+
+    @inlinable init(at: UnsafeMutablePointer<UInt8>) {
+        self.at = at
+    }
 
     /// The longest ``number(_:)`` writes (Swift's shortest form of a double is at most 24 bytes).
-    static let numberBound = 32
+    public static let numberBound = 32
     /// The longest ``decimal(_:)`` writes: a sign and 19 digits.
-    static let decimalBound = 20
+    public static let decimalBound = 20
 
     /// The longest ``string(_:)`` writes for `value`: its quotes, and every byte escaped as `\u00XX`.
-    static func stringBound(_ value: String) -> Int { 2 + 6 * value.utf8.count }
+    @inlinable public static func stringBound(_ value: String) -> Int { 2 + 6 * value.utf8.count }
 
-    @inline(__always) mutating func raw(_ text: StaticString) {
+    @inline(__always) @inlinable public mutating func raw(_ text: StaticString) {
         let n = text.utf8CodeUnitCount
         copy(text.utf8Start, n, to: self.at)
         self.at += n
     }
 
-    @inline(__always) mutating func raw(_ written: Slice<UnsafeBufferPointer<UInt8>>) {
+    @inline(__always) @inlinable public mutating func raw(_ written: Slice<UnsafeBufferPointer<UInt8>>) {
         guard let base = written.base.baseAddress else { return }
         copy(base + written.startIndex, written.count, to: self.at)
         self.at += written.count
     }
 
-    @inline(__always) mutating func byte(_ value: UInt8) {
+    @inline(__always) @inlinable public mutating func byte(_ value: UInt8) {
         self.at.pointee = value
         self.at += 1
     }
 
     /// An integer in decimal, from its last digit back.
-    mutating func decimal(_ value: Int64) {
+    @inlinable public mutating func decimal(_ value: Int64) {
         if value < 0 { self.byte(UInt8(ascii: "-")) }
         var rest = value.magnitude
         // Ids, ages and distances have a few digits: counted by comparison, not by division.
@@ -377,7 +385,7 @@ struct JSONRun {
     }
 
     /// A finite number, as ``JSONWriter/number(_:)-(Double)`` writes it.
-    mutating func number(_ value: Double) {
+    @inlinable public mutating func number(_ value: Double) {
         if value == 0 {
             if value.sign == .minus { self.raw("-0") } else { self.raw("0") }
         } else if value.rounded() == value, abs(value) <= 9_007_199_254_740_992 {
@@ -392,7 +400,7 @@ struct JSONRun {
     }
 
     /// A string, quoted and escaped as ``JSONWriter/string(_:)`` writes it.
-    mutating func string(_ value: String) {
+    @inlinable public mutating func string(_ value: String) {
         self.byte(UInt8(ascii: "\""))
         // Its bytes read where they are (not through a copy of the string, which counts a reference).
         if value.utf8.withContiguousStorageIfAvailable({ self.content($0) }) == nil {
@@ -402,7 +410,7 @@ struct JSONRun {
         self.byte(UInt8(ascii: "\""))
     }
 
-    private mutating func content(_ utf8: UnsafeBufferPointer<UInt8>) {
+    @inlinable mutating func content(_ utf8: UnsafeBufferPointer<UInt8>) {
         guard JSONWriter.needsEscaping(utf8) else {
             if let base = utf8.baseAddress { copy(base, utf8.count, to: self.at) }
             self.at += utf8.count
@@ -420,8 +428,8 @@ struct JSONRun {
 /// Copies `n` bytes: up to 16 in two words (or fewer, overlapping), not by a call to `memmove`,
 /// which cost more than the copy for so few bytes (a sixth of the nearby answer's writing in
 /// `perf`). The ranges must not overlap.
-@inline(__always)
-private func copy(_ source: UnsafePointer<UInt8>, _ n: Int, to destination: UnsafeMutablePointer<UInt8>) {
+@inlinable @inline(__always)
+func copy(_ source: UnsafePointer<UInt8>, _ n: Int, to destination: UnsafeMutablePointer<UInt8>) {
     let to = UnsafeMutableRawPointer(destination), from = UnsafeRawPointer(source)
     switch n {
     case 8...16:
@@ -440,23 +448,27 @@ private func copy(_ source: UnsafePointer<UInt8>, _ n: Int, to destination: Unsa
 }
 
 /// A growing run of bytes in one allocation, freed with the writer.
-private struct Bytes: ~Copyable {
-    private var start: UnsafeMutablePointer<UInt8>
-    private var capacity: Int
-    private var count = 0
+@usableFromInline
+struct Bytes: ~Copyable {
+    @usableFromInline var start: UnsafeMutablePointer<UInt8>
+    @usableFromInline var capacity: Int
+    @usableFromInline var count = 0
 
-    init(capacity: Int) {
+    @inlinable init(capacity: Int) {
         self.capacity = max(64, capacity)
         self.start = .allocate(capacity: self.capacity)
     }
 
-    deinit { self.start.deallocate() }
+    // Inlinable like the rest: the optimiser inlines it into the writer's inlinable code, and an
+    // -O build of this module crashed the compiler ("inlining a resilient function into a fragile
+    // function") while it was not.
+    @inlinable deinit { self.start.deallocate() }
 
-    @inline(__always) private mutating func reserve(_ more: Int) {
+    @inline(__always) @inlinable mutating func reserve(_ more: Int) {
         if self.count + more > self.capacity { self.grow(to: self.count + more) }
     }
 
-    private mutating func grow(to needed: Int) {
+    @usableFromInline mutating func grow(to needed: Int) {
         var capacity = self.capacity * 2
         while capacity < needed { capacity *= 2 }
         let start = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
@@ -466,14 +478,14 @@ private struct Bytes: ~Copyable {
         self.capacity = capacity
     }
 
-    @inline(__always) mutating func append(_ byte: UInt8) {
+    @inline(__always) @inlinable mutating func append(_ byte: UInt8) {
         self.reserve(1)
         self.start[self.count] = byte
         self.count += 1
     }
 
     /// `"text"` and then `suffix`, with one check of the capacity.
-    @inline(__always) mutating func append(quoted text: UnsafeBufferPointer<UInt8>, then suffix: UInt8) {
+    @inline(__always) @inlinable mutating func append(quoted text: UnsafeBufferPointer<UInt8>, then suffix: UInt8) {
         self.reserve(text.count + 3)
         let at = self.start + self.count
         at[0] = UInt8(ascii: "\"")
@@ -485,7 +497,7 @@ private struct Bytes: ~Copyable {
 
     /// Most runs an answer is written in are keys, punctuation and short names (see ``copy``).
     @inline(__always)
-    mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
+    @inlinable mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
         guard let base = bytes.baseAddress else { return }
         self.reserve(bytes.count)
         copy(base, bytes.count, to: self.start + self.count)
@@ -495,20 +507,20 @@ private struct Bytes: ~Copyable {
     /// Makes room for `bound` bytes and lets `body` write them from their start; `body` says how
     /// many it wrote.
     @inline(__always)
-    mutating func withRoom(_ bound: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+    @inlinable mutating func withRoom(_ bound: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
         self.reserve(bound)
         self.count += body(self.start + self.count)
     }
 
-    func withBytes<T>(_ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
+    @inlinable func withBytes<T>(_ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
         body(UnsafeBufferPointer(start: self.start, count: self.count))
     }
 
-    var buffer: ByteBuffer { ByteBuffer(bytes: UnsafeBufferPointer(start: self.start, count: self.count)) }
+    @inlinable var buffer: ByteBuffer { ByteBuffer(bytes: UnsafeBufferPointer(start: self.start, count: self.count)) }
 }
 
 /// An answer that writes its own JSON (see ``JSONWriter``).
-protocol JSONWritable: ResponseGenerator {
+public protocol JSONWritable: ResponseGenerator {
     func write(to json: inout JSONWriter)
     /// Bytes to make room for at the start: about the answer's length, so that a long one is not
     /// copied to a larger allocation several times on the way.
@@ -516,16 +528,16 @@ protocol JSONWritable: ResponseGenerator {
 }
 
 extension JSONWritable {
-    var jsonCapacity: Int { 512 }
+    @inlinable public var jsonCapacity: Int { 512 }
 
     /// The JSON bytes alone.
-    var jsonBuffer: ByteBuffer {
+    @inlinable public var jsonBuffer: ByteBuffer {
         var json = JSONWriter(capacity: self.jsonCapacity)
         self.write(to: &json)
         return json.buffer
     }
 
-    func response(from request: Request, context: some RequestContext) throws -> Response {
+    @inlinable public func response(from request: Request, context: some RequestContext) throws -> Response {
         Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: self.jsonBuffer))
     }
 }
