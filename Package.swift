@@ -132,6 +132,10 @@ let package = Package(
             dependencies: ["CoasterStore", "CoasterCore"],
             swiftSettings: swiftSettings),
         .testTarget(
+            name: "CoasterServiceTests",
+            dependencies: ["CoasterService", "CoasterCore"],
+            swiftSettings: swiftSettings),
+        .testTarget(
             name: "CoasterHTTPTests",
             dependencies: [
                 "CoasterHTTP",

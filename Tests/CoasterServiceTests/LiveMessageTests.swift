@@ -1,4 +1,3 @@
-@testable import CoasterAPI
 import CoasterCore
 import CoasterService
 import Foundation
