@@ -12,7 +12,7 @@ struct WaitsController {
     let reports: CrowdReports
     let policy: LocationPolicy
     let now: @Sendable () -> Date
-    /// The last board written per park: the store keeps boards for a while (``Store/waitBoardFreshness``),
+    /// The last board written per park: the store keeps boards for a while (`SpatiaLiteStore.waitBoardFreshness`),
     /// and encoding 40 rides costs more than reading them from memory.
     let boardBodies = KeptBodies<ParkID, [WaitBoardRow]>()
 

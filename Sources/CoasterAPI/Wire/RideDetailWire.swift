@@ -25,7 +25,7 @@ struct RideDetailResponse: ResponseEncodable, Sendable {
     }
 
     /// Riders and rides counted once their rides are older than the location time-to-live, as the
-    /// leaderboards count them (``Store/rideDetail(_:viewer:estimator:statusRules:)``).
+    /// leaderboards count them (``RideStore/rideDetail(_:viewer:estimator:statusRules:)``).
     struct Community: Encodable, Sendable {
         var riders: Int
         var rides: Int
