@@ -49,8 +49,3 @@ public protocol AccountStore: Sendable {
     /// The user with this canonical username, if any.
     func user(named username: String) async throws -> UserSummary?
 }
-
-extension AccountStore {
-    /// Up to 1,000 revocations after `seq`.
-    public func revocations(after seq: Int64) async throws -> [Revocation] { try await self.revocations(after: seq, limit: 1000) }
-}

@@ -569,7 +569,7 @@ enum Migrations {
 
         migrator.registerMigration("2026-11-27 session revocations and server secrets") { db in
             // Every process serving this database drops a revoked session from its cache and
-            // closes its live sockets as soon as it reads the revocation here (``SpatiaLiteStore/revocations(after:)``),
+            // closes its live sockets as soon as it reads the revocation here (``SpatiaLiteStore/revocations(after:limit:)``),
             // whoever revoked it: a logout, a password or role change, another process.
             // `user_id` alone (no token) revokes every session of the user and any credential
             // cached for them.

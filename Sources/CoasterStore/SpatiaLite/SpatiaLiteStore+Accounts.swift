@@ -93,7 +93,7 @@ extension SpatiaLiteStore {
         }
     }
 
-    /// Writes a revocation where every serving process reads it (``revocations(after:)``): one
+    /// Writes a revocation where every serving process reads it (``revocations(after:limit:)``): one
     /// session's, or with no token every session and cached credential of `user`.
     static func announceRevocation(tokenHash: Data?, user: UserID, at: Date, _ db: Database) throws {
         try db.execute(sql: "INSERT INTO session_revocations (token_hash, user_id, at) VALUES (?, ?, ?)",
@@ -102,7 +102,7 @@ extension SpatiaLiteStore {
 
     /// Revocations written after `seq`, oldest first, at most `limit`; with the last sequence
     /// number read. Rows older than `keep` seconds are deleted by ``pruneRevocations(olderThan:)``.
-    public func revocations(after seq: Int64, limit: Int = 1000) async throws -> [Revocation] {
+    public func revocations(after seq: Int64, limit: Int) async throws -> [Revocation] {
         try await self.pool.read { db in
             try Row.fetchAll(db.cachedStatement(sql: "SELECT seq, token_hash, user_id FROM session_revocations WHERE seq > ? ORDER BY seq LIMIT ?"),
                              arguments: [seq, limit]).map {

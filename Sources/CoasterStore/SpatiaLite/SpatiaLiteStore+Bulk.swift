@@ -6,7 +6,7 @@ extension SpatiaLiteStore {
     /// Writes users, their latest positions, visits, sessions and friendships straight into the
     /// store, in transactions of `chunk` users: for loading a generated world or an export, not for
     /// serving requests (no validation beyond the schema's).
-    public func bulkLoad(users: [BulkUser], friendships: [(UserID, UserID)], chunk: Int = 50_000,
+    public func bulkLoad(users: [BulkUser], friendships: [(UserID, UserID)], chunk: Int,
                          progress: (@Sendable (String) -> Void)? = nil) async throws {
         let now = self.now().timeIntervalSince1970
         try await self.writeInChunks(users, of: chunk, "users", progress: progress) { db, slice in
@@ -61,7 +61,7 @@ extension SpatiaLiteStore {
     /// (``tally(user:ride:at:_:)``), in transactions of `chunk` rides; each user's rides in the
     /// order they were ridden (a coaster's first ride of a period is a credit). Badges are not
     /// awarded, nor visits or cooldowns checked: for loading a generated world or an export.
-    public func bulkLogRides(_ rides: [BulkRide], chunk: Int = 20_000, progress: (@Sendable (String) -> Void)? = nil) async throws {
+    public func bulkLogRides(_ rides: [BulkRide], chunk: Int, progress: (@Sendable (String) -> Void)? = nil) async throws {
         try await self.writeInChunks(rides, of: chunk, "ride logs", progress: progress) { db, slice in
             let insert = try db.cachedStatement(sql: "INSERT INTO ride_logs (user_id, ride_id, ridden_at) VALUES (?, ?, ?)")
             for r in slice {
@@ -77,7 +77,7 @@ extension SpatiaLiteStore {
     /// Writes messages in the order given (their ids follow it), in transactions of `chunk`
     /// messages. Friendships are not checked, nor anyone told: for loading a generated world or
     /// an export.
-    public func bulkSendMessages(_ messages: [BulkMessage], chunk: Int = 50_000, progress: (@Sendable (String) -> Void)? = nil) async throws {
+    public func bulkSendMessages(_ messages: [BulkMessage], chunk: Int, progress: (@Sendable (String) -> Void)? = nil) async throws {
         try await self.writeInChunks(messages, of: chunk, "messages", progress: progress) { db, slice in
             let insert = try db.cachedStatement(sql: "INSERT INTO messages (sender, recipient, body, sent_at, read_at) VALUES (?, ?, ?, ?, ?)")
             for m in slice {
