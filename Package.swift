@@ -2,7 +2,8 @@
 import PackageDescription
 
 // Layering (the Architecture article): coasterlife → CoasterAPI → CoasterService → CoasterStore → CoasterCore
-// → CGEOS/CProj/CMemory. Only CoasterStore touches SQL; only CoasterCore touches GEOS and PROJ;
+// → CGEOS/CProj/CMemory. Only CoasterStore touches SQL (SpatiaLite through GRDB, PostgreSQL + PostGIS
+// through postgres-nio); only CoasterCore touches GEOS and PROJ;
 // CoasterService holds the use cases and the state they keep in memory; CoasterAPI decodes,
 // authenticates, calls the service and encodes. CoasterAPI also builds on CoasterHTTP, the server
 // plumbing Hummingbird lacks, which imports none of ours.
@@ -24,6 +25,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", exact: "2.8.1"),
         .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
         .package(url: "https://github.com/groue/GRDB.swift.git", exact: "7.10.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", exact: "1.33.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", exact: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
@@ -55,6 +57,8 @@ let package = Package(
             dependencies: [
                 "CoasterCore", "CSpatiaLite",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
         .target(
