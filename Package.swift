@@ -125,6 +125,16 @@ let package = Package(
             name: "coasterbench",
             dependencies: ["CoasterAPI", "CoasterService", "CoasterStore", "CoasterCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings),
+        // What the store, service and HTTP tests share: which store they run on.
+        .target(
+            name: "CoasterTestSupport",
+            dependencies: [
+                "CoasterStore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            path: "Tests/CoasterTestSupport",
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "CoasterCoreTests",
             dependencies: ["CoasterCore"],
@@ -133,7 +143,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "CoasterStoreTests",
-            dependencies: ["CoasterStore", "CoasterCore"],
+            dependencies: ["CoasterStore", "CoasterCore", "CoasterTestSupport", .product(name: "PostgresNIO", package: "postgres-nio")],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "CoasterServiceTests",
@@ -153,8 +163,9 @@ let package = Package(
         .testTarget(
             name: "CoasterAPITests",
             dependencies: [
-                "CoasterAPI", "CoasterService", "CoasterStore", "CoasterCore", "CoasterHTTP",
+                "CoasterAPI", "CoasterService", "CoasterStore", "CoasterCore", "CoasterHTTP", "CoasterTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),

@@ -12,8 +12,10 @@ public struct StartupError: Error, CustomStringConvertible {
 /// How to run the service's rules and state: plain values, filled from flags by the commands and
 /// by tests. What a server adds (address, timeouts) is the HTTP layer's.
 public struct ServiceConfiguration: Sendable {
-    /// The SpatiaLite database file.
-    public var databasePath: String
+    /// The database: a SpatiaLite file's path or a `postgres://` URL (``StoreLocation``).
+    public var database: String
+    /// Where a PostgreSQL store keeps photo files (``openStore(_:photos:now:)``).
+    public var photoDirectory: String?
     /// Park files loaded into an empty database on first start (`nil`: none).
     public var seedParksDirectory: String?
     public var accounts: AccountPolicy
@@ -27,9 +29,9 @@ public struct ServiceConfiguration: Sendable {
     /// How often the store's session revocations are read (those of other processes).
     public var revocationPoll: Duration = .seconds(1)
 
-    public init(databasePath: String, seedParksDirectory: String? = nil, accounts: AccountPolicy = AccountPolicy(),
+    public init(database: String, seedParksDirectory: String? = nil, accounts: AccountPolicy = AccountPolicy(),
                 location: LocationPolicy = LocationPolicy()) {
-        self.databasePath = databasePath
+        self.database = database
         self.seedParksDirectory = seedParksDirectory
         self.accounts = accounts
         self.location = location
@@ -60,15 +62,17 @@ public struct Service: Sendable {
     public static func open(_ configuration: ServiceConfiguration, logger: Logger) async throws -> Service {
         let now = configuration.now
         // A new database is seeded from the park directory: check it can be read before anything
-        // is created, so that a mistyped --parks leaves no empty database behind.
-        if let directory = configuration.seedParksDirectory, !FileManager.default.fileExists(atPath: configuration.databasePath) {
+        // is created, so that a mistyped --parks leaves no empty database behind (a PostgreSQL
+        // database exists already; its parks are checked for below).
+        if let directory = configuration.seedParksDirectory, case .spatiaLite(let path) = try storeLocation(configuration.database),
+           !FileManager.default.fileExists(atPath: path) {
             do {
                 _ = try ParkFiles.files(in: directory)
             } catch {
                 throw StartupError("cannot read the park directory \(directory): \(error.localizedDescription) Nothing was created.")
             }
         }
-        let store = try openStore(configuration.databasePath, now: now)
+        let store = try await openStore(configuration.database, photos: configuration.photoDirectory, now: now)
         // What a crash during an upload left: a file without its row, or half a file.
         let sweep = try await store.sweepPhotoFiles()
         if sweep.unused + sweep.partial > 0 {

@@ -5,11 +5,11 @@ import CoasterService
 import CoasterStore
 import Foundation
 
-/// Writes the generated world into a store file for the HTTP-level benchmark, with session tokens
-/// for a sample of users.
+/// Writes the generated world into a new store (a SpatiaLite file, or an empty PostgreSQL database
+/// or schema) for the HTTP-level benchmark, with session tokens for a sample of users.
 struct Load: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Bulk-load the benchmark world into a database file, and write session tokens for wrk.",
+        abstract: "Bulk-load the benchmark world into a new database, and write session tokens for wrk.",
         discussion: """
             The tokens file has one line per sampled user, `token lat lon park ride friend`: the user's \
             position, the park they stand in, a ride within wait-reporting reach and a friend they have \
@@ -19,7 +19,7 @@ struct Load: AsyncParsableCommand {
 
     @OptionGroup var world: WorldOptions
 
-    @Option(help: "The database file to create (must not exist).")
+    @Option(help: "The database: a SpatiaLite file to create (must not exist), or a postgres:// URL of an empty database (?schema=NAME for a new schema).")
     var database: String
 
     @Option(help: "Where to write the tokens file.")
@@ -29,12 +29,15 @@ struct Load: AsyncParsableCommand {
     var sessions = 10_000
 
     func run() async throws {
-        guard !FileManager.default.fileExists(atPath: self.database) else { throw ValidationError("\(self.database) exists") }
+        if case .spatiaLite(let path) = try storeLocation(self.database), FileManager.default.fileExists(atPath: path) {
+            throw ValidationError("\(path) exists")
+        }
         let start = Date()
         let w = Workload.make(users: self.world.users, seed: self.world.seed)
         print("generated \(self.world.users) users in \(String(format: "%.1f", Date().timeIntervalSince(start))) s")
-        let store = try SpatiaLiteStore(path: self.database)
+        let store = try await openStore(self.database)
         defer { try? store.close() }
+        guard try await store.parkSummaries().isEmpty else { throw ValidationError("the database \(self.database) is not empty") }
         var definitions: [ParkDefinition] = []
         for park in w.parks {
             let zones = w.zones.filter { $0.park == park.id }

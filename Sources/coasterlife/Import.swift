@@ -57,8 +57,8 @@ struct Import: AsyncParsableCommand {
             return
         }
         let start = Date()
-        print("Writing \(definitions.count) park\(definitions.count == 1 ? "" : "s") to \(self.database.database) in one transaction…")
-        let store = try openStore(self.database.database)
+        print("Writing \(definitions.count) park\(definitions.count == 1 ? "" : "s") to \(self.database.shown) in one transaction…")
+        let store = try await self.database.open()
         let results = try await store.replaceParks(definitions)
         try store.close()
         for r in results {

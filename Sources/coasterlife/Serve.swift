@@ -108,9 +108,10 @@ struct Serve: AsyncParsableCommand {
         var accounts = AccountPolicy()
         accounts.bcryptCost = UInt8(self.bcryptCost)
         var configuration = ServerConfiguration(ServiceConfiguration(
-            databasePath: self.database.database, seedParksDirectory: self.parks.isEmpty ? nil : self.parks, accounts: accounts),
+            database: self.database.database, seedParksDirectory: self.parks.isEmpty ? nil : self.parks, accounts: accounts),
             host: self.host, port: self.port)
         configuration.metrics = metrics
+        configuration.photoDirectory = self.database.photos
         configuration.idleTimeout = .seconds(self.idleTimeout)
         configuration.fastLane = self.fastLane
         configuration.location.waits.window = self.reportWindow
@@ -123,7 +124,7 @@ struct Serve: AsyncParsableCommand {
         configuration.trustedProxy = self.trustedProxy.flatMap(IPAddressText.normalized)
         // Printed at start so an operator sees what is in force (there are no secrets among these).
         logger.info("configuration", metadata: [
-            "database": "\(self.database.database)", "host": "\(self.host)", "port": "\(self.port)", "parks": "\(self.parks)",
+            "database": "\(self.database.shown)", "host": "\(self.host)", "port": "\(self.port)", "parks": "\(self.parks)",
             "log_level": "\(self.logLevel)", "bcrypt_cost": "\(self.bcryptCost)", "idle_timeout_s": "\(self.idleTimeout)",
             "fix_rate": "\(self.fixRate)", "nearby_rate": "\(self.nearbyRate)", "message_rate": "\(self.messageRate)",
             "friend_request_rate": "\(self.friendRequestRate)", "leaderboard_rate": "\(self.leaderboardRate)",

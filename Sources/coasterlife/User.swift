@@ -49,7 +49,7 @@ struct User: AsyncParsableCommand {
                 // A bad password is not a misuse of the command: the reason alone, no usage line.
                 throw CommandFailure(error.description)
             }
-            let store = try openStore(self.database.database)
+            let store = try await self.database.open()
             defer { try? store.close() }
             let accounts = Accounts(store: store, sessions: Sessions(store: store, policy: AccountPolicy()))
             let role: Role = self.admin ? .admin : .member

@@ -32,11 +32,11 @@ struct Waits: AsyncParsableCommand {
 
         func run() async throws {
             guard let data = FileManager.default.contents(atPath: self.file) else { throw ValidationError("cannot read \(self.file)") }
-            let store = try openStore(self.database.database)
+            let store = try await self.database.open()
             defer { try? store.close() }
             let parkID = ParkID(rawValue: self.park)
             guard let summary = try await store.parkSummaries().first(where: { $0.id == parkID }) else {
-                throw ValidationError("there is no park \(self.park) in \(self.database.database)")
+                throw ValidationError("there is no park \(self.park) in \(self.database.shown)")
             }
             do {
                 let rows = try PostedWaitFeed.parse(data, park: parkID, timeZone: TimeZone(identifier: summary.timeZone) ?? .gmt,

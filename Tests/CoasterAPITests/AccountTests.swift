@@ -2,6 +2,7 @@
 import CoasterCore
 import CoasterHTTP
 @testable import CoasterStore
+import CoasterTestSupport
 import CoasterService
 import Foundation
 import GRDB
@@ -345,14 +346,17 @@ struct FriendTests {
             let cat = try await client.register("cat")
             _ = try await client.send(.post, "/v1/friends/requests", as: cat, json: ["username": "ann"])
             // Ann has as many friends as anyone can, written directly (5,000 sign-ups would be slow).
-            try await service.sqlite.pool.write { db in
-                for n in Int64(1)...Int64(FriendRules.maximumFriends) {
-                    try db.execute(sql: "INSERT INTO users (id, username, display_name, password_hash, role, created_at) VALUES (?, ?, 'R', 'x', 'member', 0)",
-                                   arguments: [1_000_000 + n, "rider\(n)"])
-                    try db.execute(sql: "INSERT INTO friendships (requester, addressee, status, created_at, accepted_at) VALUES (?, ?, 'accepted', 0, 0)",
-                                   arguments: n % 2 == 0 ? [1_000_000 + n, ann.id] : [ann.id, 1_000_000 + n])
-                }
-            }
+            let sql = TestSQL(service.service.store)
+            try await sql.execute("""
+                INSERT INTO users (id, username, display_name, password_hash, role, created_at)
+                WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < ?)
+                SELECT 1000000 + x, 'rider' || x, 'R', 'x', 'member', 0 FROM n
+                """, [FriendRules.maximumFriends])
+            try await sql.execute("""
+                INSERT INTO friendships (requester, addressee, status, created_at, accepted_at)
+                WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < ?)
+                SELECT CASE WHEN x % 2 = 0 THEN 1000000 + x ELSE ? END, CASE WHEN x % 2 = 0 THEN ? ELSE 1000000 + x END, 'accepted', 0, 0 FROM n
+                """, [FriendRules.maximumFriends, ann.id, ann.id])
             let toAnn = try expectProblem(try await client.send(.post, "/v1/friends/requests", as: bob, json: ["username": "ann"]), .conflict, .friendLimit)
             #expect((toAnn["detail"] as? String)?.hasPrefix("That user has 5000 friends") == true)
             let fromAnn = try expectProblem(try await client.send(.post, "/v1/friends/requests", as: ann, json: ["username": "bob"]), .conflict, .friendLimit)
@@ -366,12 +370,11 @@ struct FriendTests {
             try expectProblem(try await client.send(.post, "/v1/friends/requests", as: bob, json: ["username": "ann"]), .conflict, .friendLimit)
 
             // Bob has as many requests waiting as anyone can; one answered frees a place.
-            try await service.sqlite.pool.write { db in
-                for n in Int64(1)...Int64(FriendRules.maximumPendingRequests) {
-                    try db.execute(sql: "INSERT INTO friendships (requester, addressee, status, created_at) VALUES (?, ?, 'pending', 0)",
-                                   arguments: [bob.id, 1_000_000 + n])
-                }
-            }
+            try await sql.execute("""
+                INSERT INTO friendships (requester, addressee, status, created_at)
+                WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < ?)
+                SELECT ?, 1000000 + x, 'pending', 0 FROM n
+                """, [FriendRules.maximumPendingRequests, bob.id])
             let pending = try expectProblem(try await client.send(.post, "/v1/friends/requests", as: bob, json: ["username": "cat"]), .conflict, .friendLimit)
             #expect((pending["detail"] as? String)?.contains("1000 friend requests waiting") == true)
             #expect(try await client.send(.delete, "/v1/friends/requests/1000002", as: bob).status == .noContent)

@@ -2,6 +2,7 @@ import CoasterAPI
 import CoasterCore
 import CoasterHTTP
 @testable import CoasterStore
+import CoasterTestSupport
 import CoasterService
 import Foundation
 import GRDB
@@ -386,7 +387,7 @@ struct FastLaneTests {
     /// (the test client's connection, opened before its first request, was once closed as idle
     /// while the test task waited for a thread under a full test run), and the three requests go
     /// out one after the other on one thread of the connection's.
-    @Test func keepsAConnectionOpenWhileItsBatchIsCommitted() async throws {
+    @Test(.enabled(if: TestDatabase.isSQLite)) func keepsAConnectionOpenWhileItsBatchIsCommitted() async throws {
         let clock = TestClock()
         let s = try await TestService(clock: clock)
         defer { s.remove() }

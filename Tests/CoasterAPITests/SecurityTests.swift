@@ -109,7 +109,7 @@ struct SecurityTests {
             #expect(try await put().status == .ok)
             let (_, stream) = s.service.live.subscribeForTesting(UserID(admin.id))
             // What `coasterlife user create root --reset` does, on its own store of the same file.
-            let other = try SpatiaLiteStore(path: s.configuration.databasePath)
+            let other = try await openStore(s.configuration.database, photos: s.configuration.photoDirectory)
             _ = try await other.resetUser(username: "root", passwordHash: s.service.sessions.hashPassword("another password!"), role: .member)
             try other.close()
             try await s.service.housekeeping.applyRevocations()

@@ -3,6 +3,7 @@ import CoasterCore
 import CoasterHTTP
 import CoasterService
 import CoasterStore
+import CoasterTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -21,13 +22,15 @@ struct TestService {
     /// - Parameters:
     ///   - directory: reuse a database directory (to test a restart); a new one by default.
     ///   - configure: changes to the configuration `serve` options make.
-    init(port: Int = 0, directory: URL? = nil, accounts: AccountPolicy = TestService.fastAccounts, location: LocationPolicy = LocationPolicy(),
+    ///   - store: the store to run on (``TestDatabase/kind`` unless a test compares both).
+    init(port: Int = 0, directory: URL? = nil, store: TestDatabase.Kind = TestDatabase.kind, accounts: AccountPolicy = TestService.fastAccounts, location: LocationPolicy = LocationPolicy(),
          clock: TestClock? = nil, configure: (inout ServerConfiguration) -> Void = { _ in }) async throws {
         self.directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("coasterlife-api-\(UUID().uuidString)")
         var configuration = ServerConfiguration(ServiceConfiguration(
-            databasePath: self.directory.appendingPathComponent("api.sqlite").path,
+            database: try TestDatabase.location(in: self.directory, kind: store),
             seedParksDirectory: Self.repoRoot.appendingPathComponent("data/parks").path, accounts: accounts, location: location),
             host: "127.0.0.1", port: port)
+        configuration.photoDirectory = self.directory.appendingPathComponent("photos").path
         if let clock { configuration.now = { clock.now() } }
         // Connections are not closed as idle while a test task waits its turn for a thread (the
         // default, 30 s, is within what a full test run has made one wait); the idle-timeout

@@ -1,14 +1,15 @@
 import CoasterCore
 @testable import CoasterStore
+import CoasterTestSupport
 import Foundation
 import Testing
 
-@Suite("Backups")
+@Suite("Backups", .enabled(if: TestDatabase.isSQLite))
 struct BackupTests {
     /// A backup taken while writers keep writing is consistent: it opens, passes its integrity
     /// check, and holds a prefix of the writes, never a torn one.
     @Test func aBackupWhileWritingRestoresAndCompares() async throws {
-        let t = try TemporaryStore()
+        let t = try await TemporaryStore()
         defer { t.remove() }
         _ = try await t.store.replaceParks(try Parks.all.map(Parks.definition))
         let users = try await (0..<4).asyncMap { i in
@@ -58,7 +59,7 @@ struct BackupTests {
     /// copy: it is deleted from the copy too (and the profile that showed it shows none), not
     /// kept pointing at nothing; the others come with their files.
     @Test func aPhotoDeletedDuringTheBackupIsLeftOut() async throws {
-        let t = try TemporaryStore()
+        let t = try await TemporaryStore()
         defer { t.remove() }
         let ann = try await t.store.createUser(username: "ann", displayName: "Ann", passwordHash: "x", role: .member).id
         let pictures = try ["coaster.png", "coaster-gps.jpg"].map { name in
@@ -71,7 +72,7 @@ struct BackupTests {
         }
         try await t.store.setProfilePhoto(stored[0].id, owner: ann)
         // As if deleted by the server between the snapshot and the copying of its file.
-        let gone = t.store.photoURL(stored[0].sha256, stored[0].format)
+        let gone = t.sqlite.photoURL(stored[0].sha256, stored[0].format)
         try FileManager.default.removeItem(at: gone)
 
         let destination = t.directory.appendingPathComponent("backup/copy.sqlite").path

@@ -1,5 +1,6 @@
 import CoasterCore
 @testable import CoasterStore
+import CoasterTestSupport
 import Foundation
 import GRDB
 import Testing
@@ -76,8 +77,8 @@ struct ConversationTests {
         }
     }
 
-    @Test func listsAndPagesFollowEveryMessageSentReadAndDeleted() async throws {
-        let t = try TemporaryStore(now: { Date(timeIntervalSince1970: 1_781_100_000) })
+    @Test(.enabled(if: TestDatabase.isSQLite)) func listsAndPagesFollowEveryMessageSentReadAndDeleted() async throws {
+        let t = try await TemporaryStore(now: { Date(timeIntervalSince1970: 1_781_100_000) })
         defer { t.remove() }
         var g = SeededGenerator(seed: 20261124)
         let users = Array(Int64(1)...14)
@@ -86,21 +87,19 @@ struct ConversationTests {
             for b in users where a < b && Int.random(in: 0..<3, using: &g) == 0 { friends.append((a, b)) }
         }
         let blocks: [(Int64, Int64)] = [(3, 7), (9, 2)]
-        try await t.store.pool.write { [friends] db in
-            try db.addRiders(users)
-            for (a, b) in friends {
-                try db.execute(sql: "INSERT INTO friendships (requester, addressee, status, created_at, accepted_at) VALUES (?, ?, 'accepted', 0, 0)",
-                               arguments: [a, b])
-            }
-            for (a, b) in blocks {
-                try db.execute(sql: "INSERT INTO blocks (blocker, blocked, created_at) VALUES (?, ?, 0)", arguments: [a, b])
-            }
-            // History from before a friendship ended (with a block, between the blocked), and a
-            // message a user sent themselves: neither can be sent today, both can be stored.
-            for (sender, recipient, read) in [(3, 7, true), (7, 3, false), (2, 9, false), (5, 6, false), (6, 5, true), (8, 8, false)] {
-                try db.execute(sql: "INSERT INTO messages (sender, recipient, body, sent_at, read_at) VALUES (?, ?, 'hi', 0, ?)",
-                               arguments: [sender, recipient, read ? 1 : nil])
-            }
+        try await t.sql.addRiders(users)
+        for (a, b) in friends {
+            try await t.sql.execute("INSERT INTO friendships (requester, addressee, status, created_at, accepted_at) VALUES (?, ?, 'accepted', 0, 0)",
+                           [a, b])
+        }
+        for (a, b) in blocks {
+            try await t.sql.execute("INSERT INTO blocks (blocker, blocked, created_at) VALUES (?, ?, 0)", [a, b])
+        }
+        // History from before a friendship ended (with a block, between the blocked), and a
+        // message a user sent themselves: neither can be sent today, both can be stored.
+        for (sender, recipient, read) in [(3, 7, true), (7, 3, false), (2, 9, false), (5, 6, false), (6, 5, true), (8, 8, false)] {
+            try await t.sql.execute("INSERT INTO messages (sender, recipient, body, sent_at, read_at) VALUES (?, ?, 'hi', 0, ?)",
+                           [sender, recipient, read ? 1 : nil])
         }
         for round in 0..<3 {
             for _ in 0..<80 {
@@ -112,34 +111,32 @@ struct ConversationTests {
                     _ = try await t.store.sendMessage(from: UserID(sender), to: UserID(recipient), body: "round \(round)")
                 }
             }
-            try await Self.check(t.store, users: users, blocks: blocks)
+            try await Self.check(t.sqlite, users: users, blocks: blocks)
         }
-        #expect(try await t.store.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM conversations WHERE unread > 0") } ?? 0 > 0)
+        #expect(try await t.sql.int("SELECT count(*) FROM conversations WHERE unread > 0") ?? 0 > 0)
 
         // Messages unread again and deleted (the newest of a conversation among them), and
         // accounts deleted: their messages cascade.
-        try await t.store.pool.write { db in
-            try db.execute(sql: "UPDATE messages SET read_at = NULL WHERE id % 5 = 0")
-            try db.execute(sql: "UPDATE messages SET read_at = 2 WHERE id % 3 = 0")
-            try db.execute(sql: "DELETE FROM messages WHERE id % 7 = 0 OR id IN (SELECT last_id FROM conversations WHERE user_id = 1)")
-            try db.execute(sql: "DELETE FROM users WHERE id IN (4, 11)")
-        }
+        try await t.sql.execute("UPDATE messages SET read_at = NULL WHERE id % 5 = 0")
+        try await t.sql.execute("UPDATE messages SET read_at = 2 WHERE id % 3 = 0")
+        try await t.sql.execute("DELETE FROM messages WHERE id % 7 = 0 OR id IN (SELECT last_id FROM conversations WHERE user_id = 1)")
+        try await t.sql.execute("DELETE FROM users WHERE id IN (4, 11)")
         let left = users.filter { ![4, 11].contains($0) }
-        try await Self.check(t.store, users: left, blocks: blocks)
-        #expect(try await t.store.pool.read { db in
+        try await Self.check(t.sqlite, users: left, blocks: blocks)
+        #expect(try await t.sqlite.pool.read { db in
             try Int.fetchOne(db, sql: "SELECT count(*) FROM conversations WHERE user_id IN (4, 11) OR other_id IN (4, 11)")
         } == 0)
 
         // A message keeps its parties.
         await #expect(throws: DatabaseError.self) {
-            try await t.store.pool.write { db in try db.execute(sql: "UPDATE messages SET recipient = 1 WHERE sender = 8") }
+            try await t.sql.execute("UPDATE messages SET recipient = 1 WHERE sender = 8")
         }
-        try await t.store.pool.write { db in try db.execute(sql: "DELETE FROM messages") }
-        #expect(try await t.store.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM conversations") } == 0)
+        try await t.sql.execute("DELETE FROM messages")
+        #expect(try await t.sql.int("SELECT count(*) FROM conversations") == 0)
     }
 
     /// A store made before the rows were kept gets them from its messages, and keeps them after.
-    @Test func theMigrationKeepsTheConversationsAlreadyHeld() async throws {
+    @Test(.enabled(if: TestDatabase.isSQLite)) func theMigrationKeepsTheConversationsAlreadyHeld() async throws {
         let file = try OldStore(upTo: "2026-11-24 leaderboard ranks from counts")
         defer { file.remove() }
         let (old, path) = (file.pool, file.path)
@@ -162,7 +159,7 @@ struct ConversationTests {
 }
 
 /// A conversation request reads its own rows, not the user's history.
-@Suite("Conversation query plans")
+@Suite("Conversation query plans", .enabled(if: TestDatabase.isSQLite))
 struct ConversationPlanTests {
     @Test(arguments: [
         // The list: a page of the viewer's rows newest first, each one's last message by id.

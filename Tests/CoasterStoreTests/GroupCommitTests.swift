@@ -1,4 +1,5 @@
 @testable import CoasterStore
+import CoasterTestSupport
 import Dispatch
 import Foundation
 import GRDB
@@ -7,7 +8,7 @@ import Testing
 
 /// Every wait on the writer has a deadline (``waitUntil(_:_:sourceLocation:)``); the limit is the
 /// backstop that turns any other wait that never ends into a failure.
-@Suite("Group commit", .timeLimit(.minutes(5)))
+@Suite("Group commit", .enabled(if: TestDatabase.isSQLite), .timeLimit(.minutes(5)))
 struct GroupCommitTests {
     /// Polls `condition` until it holds or a minute passes; the latter is recorded as an issue (at
     /// the caller's line), so a writer that never picks up its work fails the test instead of

@@ -1,5 +1,6 @@
 import CoasterCore
 @testable import CoasterStore
+import CoasterTestSupport
 import Foundation
 import GRDB
 import Testing
@@ -111,8 +112,8 @@ struct LeaderboardTests {
         return places
     }
 
-    @Test func ranksAreEveryRiderSortedWithTheBlockedLeftOut() async throws {
-        let t = try TemporaryStore(now: { Date(timeIntervalSince1970: 1_781_100_000) })
+    @Test(.enabled(if: TestDatabase.isSQLite)) func ranksAreEveryRiderSortedWithTheBlockedLeftOut() async throws {
+        let t = try await TemporaryStore(now: { Date(timeIntervalSince1970: 1_781_100_000) })
         defer { t.remove() }
         var g = SeededGenerator(seed: 20261124)
         let users = Array(Int64(1)...40)
@@ -136,42 +137,40 @@ struct LeaderboardTests {
                 tallies.append((scope, user, Int.random(in: 1...4, using: &g), Self.times.randomElement(using: &g)!))
             }
         }
-        try await t.store.pool.write { [friendships, tallies] db in
-            try db.addRiders(users)
-            for (a, b, status) in friendships {
-                try db.execute(sql: "INSERT INTO friendships (requester, addressee, status, created_at, accepted_at) VALUES (?, ?, ?, 0, 0)",
-                               arguments: [a, b, status])
-            }
-            for (a, b) in blocks {
-                try db.execute(sql: "INSERT INTO blocks (blocker, blocked, created_at) VALUES (?, ?, 0)", arguments: [a, b])
-            }
-            for (scope, user, value, reached) in tallies {
-                try db.execute(sql: "INSERT INTO tallies (metric, scope, period, user_id, value, reached_at) VALUES ('rides', ?, 'all', ?, ?, ?)",
-                               arguments: [scope, user, value, reached])
-            }
+        try await t.sql.addRiders(users)
+        for (a, b, status) in friendships {
+            try await t.sql.execute("INSERT INTO friendships (requester, addressee, status, created_at, accepted_at) VALUES (?, ?, ?, 0, 0)",
+                           [a, b, status])
         }
-        try await Self.checkCounts(t.store)
-        try await Self.checkBoards(t.store, users: users, friends: friends, blocks: blocks)
+        for (a, b) in blocks {
+            try await t.sql.execute("INSERT INTO blocks (blocker, blocked, created_at) VALUES (?, ?, 0)", [a, b])
+        }
+        for (scope, user, value, reached) in tallies {
+            try await t.sql.execute("INSERT INTO tallies (metric, scope, period, user_id, value, reached_at) VALUES ('rides', ?, 'all', ?, ?, ?)",
+                           [scope, user, value, reached])
+        }
+        try await Self.checkCounts(t.sqlite)
+        try await Self.checkBoards(t.sqlite, users: users, friends: friends, blocks: blocks)
 
         // Rides logged (the ride log's own upserts), accounts deleted (a cascade), tallies moved.
         let ride = Ride(id: RideID(rawValue: "p.r"), park: ParkID(rawValue: "p"), name: "R", type: .coaster, status: .operating)
         let logged = (0..<60).map { _ in (UserID(users.randomElement(using: &g)!), Date(timeIntervalSince1970: Self.times.randomElement(using: &g)!)) }
-        try await t.store.pool.write { db in
+        try await t.sqlite.pool.write { db in
             for (user, at) in logged { try SpatiaLiteStore.tally(user: user, ride: ride, at: at, db) }
             try db.execute(sql: "DELETE FROM users WHERE id IN (5, 17, 28)")
             try db.execute(sql: "UPDATE tallies SET reached_at = reached_at + 3600 WHERE user_id % 7 = 0")
         }
-        try await Self.checkCounts(t.store)
-        #expect(try await t.store.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM tally_counts WHERE period != 'all'") } ?? 0 > 0)
-        try await Self.checkBoards(t.store, users: users.filter { ![5, 17, 28].contains($0) }, friends: friends.mapValues { $0.subtracting([5, 17, 28]) },
+        try await Self.checkCounts(t.sqlite)
+        #expect(try await t.sql.int("SELECT count(*) FROM tally_counts WHERE period != 'all'") ?? 0 > 0)
+        try await Self.checkBoards(t.sqlite, users: users.filter { ![5, 17, 28].contains($0) }, friends: friends.mapValues { $0.subtracting([5, 17, 28]) },
                                    blocks: blocks)
 
-        try await t.store.pool.write { db in try db.execute(sql: "DELETE FROM tallies") }
-        #expect(try await t.store.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM tally_counts") } == 0)
+        try await t.sql.execute("DELETE FROM tallies")
+        #expect(try await t.sql.int("SELECT count(*) FROM tally_counts") == 0)
     }
 
     /// A store made before the counts existed gets them from its tallies.
-    @Test func theMigrationCountsTheTalliesAlreadyKept() async throws {
+    @Test(.enabled(if: TestDatabase.isSQLite)) func theMigrationCountsTheTalliesAlreadyKept() async throws {
         let file = try OldStore(upTo: "2026-11-22 fixes written with fewer pages")
         defer { file.remove() }
         let (old, path) = (file.pool, file.path)

@@ -1,4 +1,5 @@
 @testable import CoasterStore
+import CoasterTestSupport
 import Foundation
 import GRDB
 import Testing
@@ -38,7 +39,7 @@ extension Database {
 }
 
 /// Migrations that rebuild a table keep its rows and its rules.
-@Suite("Migrations")
+@Suite("Migrations", .enabled(if: TestDatabase.isSQLite))
 struct MigrationTests {
     /// A store made before "2026-11-22 fixes written with fewer pages", with fixes in it, opened by
     /// today's code: every fix kept with its id, the same uniqueness rules, new ids after the old.

@@ -1,11 +1,12 @@
 @testable import CoasterStore
+import CoasterTestSupport
 import Foundation
 import GRDB
 import Testing
 
 /// Statements on per-request paths search an index; a full scan of a table that grows with parks,
 /// users or reports is a slow request waiting for enough data.
-@Suite("Query plans")
+@Suite("Query plans", .enabled(if: TestDatabase.isSQLite))
 struct QueryPlanTests {
     @Test(arguments: [
         // A wait or status report: the ride's zones.
@@ -125,7 +126,7 @@ struct QueryPlanTests {
 }
 
 /// A leaderboard request reads what the viewer's rank needs, not the riders ranked above them.
-@Suite("Leaderboard query plans")
+@Suite("Leaderboard query plans", .enabled(if: TestDatabase.isSQLite))
 struct LeaderboardPlanTests {
     @Test(arguments: [
         // The friends' board: each friend's tally by its key, not the board filtered by friends.

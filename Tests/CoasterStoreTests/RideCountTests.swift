@@ -1,5 +1,6 @@
 import CoasterCore
 @testable import CoasterStore
+import CoasterTestSupport
 import Foundation
 import GRDB
 import Testing
@@ -41,45 +42,41 @@ struct RideCountTests {
         }
     }
 
-    @Test func factsAndCountsFollowEveryRideLoggedMovedAndDeleted() async throws {
-        let t = try TemporaryStore(now: { Date(timeIntervalSince1970: 1_781_100_000) })
+    @Test(.enabled(if: TestDatabase.isSQLite)) func factsAndCountsFollowEveryRideLoggedMovedAndDeleted() async throws {
+        let t = try await TemporaryStore(now: { Date(timeIntervalSince1970: 1_781_100_000) })
         defer { t.remove() }
         _ = try await t.store.replaceParks([try Parks.definition("cedar-point"), try Parks.definition("kings-island")])
         var g = SeededGenerator(seed: 20261124)
         let users = Array(Int64(1)...12)
-        let rides = try await t.store.pool.read { db in try String.fetchAll(db, sql: "SELECT id FROM rides ORDER BY id") }
+        let rides = try await t.sql.strings("SELECT id FROM rides ORDER BY id")
         // Few rides a rider, so that most are ridden more than once.
         let favourites = Dictionary(uniqueKeysWithValues: users.map { user in (user, (0..<5).map { _ in rides.randomElement(using: &g)! }) })
         let logs = (0..<400).map { n in
             let user = users.randomElement(using: &g)!
             return (user, favourites[user]!.randomElement(using: &g)!, n)
         }
-        try await t.store.pool.write { db in
-            try db.addRiders(users)
-            for (user, ride, n) in logs {
-                try db.execute(sql: "INSERT INTO ride_logs (user_id, ride_id, ridden_at) VALUES (?, ?, ?)", arguments: [user, ride, n])
-            }
+        try await t.sql.addRiders(users)
+        for (user, ride, n) in logs {
+            try await t.sql.execute("INSERT INTO ride_logs (user_id, ride_id, ridden_at) VALUES (?, ?, ?)", [user, ride, n])
         }
-        try await Self.check(t.store, users: users)
-        #expect(try await t.store.pool.read { db in try Int.fetchOne(db, sql: "SELECT max(rides) FROM ride_counts") } ?? 0 > 1)
+        try await Self.check(t.sqlite, users: users)
+        #expect(try await t.sql.int("SELECT max(rides) FROM ride_counts") ?? 0 > 1)
 
         // Logs moved to another rider and ride, deleted, and an account deleted (a cascade).
-        try await t.store.pool.write { db in
-            try db.execute(sql: "UPDATE ride_logs SET user_id = 12 - user_id WHERE id % 5 = 0 AND user_id < 12")
-            try db.execute(sql: "UPDATE ride_logs SET ride_id = ? WHERE id % 7 = 0", arguments: [rides[0]])
-            try db.execute(sql: "DELETE FROM ride_logs WHERE id % 3 = 0")
-            try db.execute(sql: "DELETE FROM users WHERE id = 4")
-        }
-        try await Self.check(t.store, users: users.filter { $0 != 4 })
-        #expect(try await t.store.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM ride_counts WHERE user_id = 4") } == 0)
+        try await t.sql.execute("UPDATE ride_logs SET user_id = 12 - user_id WHERE id % 5 = 0 AND user_id < 12")
+        try await t.sql.execute("UPDATE ride_logs SET ride_id = ? WHERE id % 7 = 0", [rides[0]])
+        try await t.sql.execute("DELETE FROM ride_logs WHERE id % 3 = 0")
+        try await t.sql.execute("DELETE FROM users WHERE id = 4")
+        try await Self.check(t.sqlite, users: users.filter { $0 != 4 })
+        #expect(try await t.sql.int("SELECT count(*) FROM ride_counts WHERE user_id = 4") == 0)
 
-        try await t.store.pool.write { db in try db.execute(sql: "DELETE FROM ride_logs") }
-        #expect(try await t.store.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM ride_counts") } == 0)
-        try await Self.check(t.store, users: users)
+        try await t.sql.execute("DELETE FROM ride_logs")
+        #expect(try await t.sql.int("SELECT count(*) FROM ride_counts") == 0)
+        try await Self.check(t.sqlite, users: users)
     }
 
     /// A store made before the counts existed gets them from its ride logs.
-    @Test func theMigrationCountsTheRideLogsAlreadyKept() async throws {
+    @Test(.enabled(if: TestDatabase.isSQLite)) func theMigrationCountsTheRideLogsAlreadyKept() async throws {
         let file = try OldStore(upTo: "2026-11-24 conversations kept by triggers")
         defer { file.remove() }
         let (old, path) = (file.pool, file.path)
@@ -107,7 +104,7 @@ struct RideCountTests {
 
 /// A rider's facts read the rides they have ridden, not their ride logs, and the parks they
 /// have visited, not their visits.
-@Suite("Ride count query plans")
+@Suite("Ride count query plans", .enabled(if: TestDatabase.isSQLite))
 struct RideCountPlanTests {
     @Test(arguments: [(SpatiaLiteStore.rideFacts, false), (SpatiaLiteStore.parkRideCounts, true)])
     func readsByKey(_ sql: String, inPark: Bool) async throws {
@@ -116,7 +113,7 @@ struct RideCountPlanTests {
         #expect(plan.allSatisfy { !$0.hasPrefix("SCAN") && !$0.contains("ride_logs") }, "\(plan)")
     }
 
-    @Test func parksVisitedSearchesOneParkAfterAnother() async throws {
+    @Test(.enabled(if: TestDatabase.isSQLite)) func parksVisitedSearchesOneParkAfterAnother() async throws {
         let plan = try await QueryPlanTests.plan(SpatiaLiteStore.parksVisited, ["user": 1])
         #expect(plan.contains("SEARCH visits USING COVERING INDEX visits_by_park (user_id=? AND park_id>?)"), "\(plan)")
         // The only scans are of the parks found so far.
@@ -126,10 +123,10 @@ struct RideCountPlanTests {
 
 /// The parks a rider has visited, one park after another on the index, against a count of the
 /// distinct parks of their visits.
-@Suite("Parks visited")
+@Suite("Parks visited", .enabled(if: TestDatabase.isSQLite))
 struct ParksVisitedTests {
-    @Test func parksVisitedIsTheDistinctParksOfEveryVisit() async throws {
-        let t = try TemporaryStore(now: { Date(timeIntervalSince1970: 1_781_100_000) })
+    @Test(.enabled(if: TestDatabase.isSQLite)) func parksVisitedIsTheDistinctParksOfEveryVisit() async throws {
+        let t = try await TemporaryStore(now: { Date(timeIntervalSince1970: 1_781_100_000) })
         defer { t.remove() }
         // The three parks and three copies of each (no zones, no rides): twelve to visit.
         var parks: [ParkID] = []
@@ -153,16 +150,14 @@ struct ParksVisitedTests {
             let user = users.dropFirst().randomElement(using: &g)!
             return (user, parks.prefix(Int(user) % parks.count + 1).randomElement(using: &g)!, n)
         }
-        try await t.store.pool.write { db in
-            try db.addRiders(users)
-            for (user, park, n) in visits {
-                try db.execute(sql: """
-                    INSERT INTO visits (user_id, park_id, how, entered_at, left_at, last_evidence_at) VALUES (?, ?, 'automatic', ?, ?, ?)
-                    """, arguments: [user, park.rawValue, n, n + 1, n + 1])
-            }
+        try await t.sql.addRiders(users)
+        for (user, park, n) in visits {
+            try await t.sql.execute("""
+                INSERT INTO visits (user_id, park_id, how, entered_at, left_at, last_evidence_at) VALUES (?, ?, 'automatic', ?, ?, ?)
+                """, [user, park.rawValue, n, n + 1, n + 1])
         }
         let all = parks.count
-        try await t.store.pool.read { db in
+        try await t.sqlite.pool.read { db in
             var counts: Set<Int> = []
             for user in users {
                 let want = try Int.fetchOne(db, sql: "SELECT count(DISTINCT park_id) FROM visits WHERE user_id = ?", arguments: [user])!

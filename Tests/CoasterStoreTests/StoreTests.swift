@@ -1,18 +1,28 @@
 import CoasterCore
 @testable import CoasterStore
+import CoasterTestSupport
 import GRDB
 import Foundation
 import Testing
 
-/// A fresh database file per test, removed afterwards.
+/// A fresh store per test (a database file, or a PostgreSQL schema: ``TestDatabase``), removed afterwards.
 struct TemporaryStore {
     let directory: URL
-    let store: SpatiaLiteStore
+    let store: any Store
 
-    init(now: @escaping @Sendable () -> Date = Date.init) throws {
+    init(now: @escaping @Sendable () -> Date = Date.init) async throws {
         self.directory = FileManager.default.temporaryDirectory.appendingPathComponent("coasterlife-store-\(UUID().uuidString)")
-        self.store = try SpatiaLiteStore(path: self.directory.appendingPathComponent("test.sqlite").path, now: now)
+        self.store = try await TestDatabase.open(in: self.directory, now: now)
     }
+
+    /// The store as SpatiaLite, for tests of what only it has.
+    var sqlite: SpatiaLiteStore { self.store as! SpatiaLiteStore }
+
+    /// SQL beneath the interface, on either store.
+    var sql: TestSQL { TestSQL(self.store) }
+
+    /// The wait boards the store keeps.
+    var waitBoards: WaitBoards { (self.store as? SpatiaLiteStore)?.waitBoards ?? (self.store as! PostgresStore).waitBoards }
 
     func remove() {
         try? self.store.close()
@@ -28,10 +38,10 @@ enum Parks {
     static let all = ["cedar-point", "kings-island", "six-flags-fiesta-texas"]
 }
 
-@Suite("SpatiaLite store")
+@Suite("The store")
 struct StoreTests {
-    @Test func opensWithSpatiaLiteOnEveryConnection() async throws {
-        let t = try TemporaryStore()
+    @Test(.enabled(if: TestDatabase.isSQLite)) func opensWithSpatiaLiteOnEveryConnection() async throws {
+        let t = try await TemporaryStore()
         defer { t.remove() }
         let versions = try await t.store.versions()
         #expect(versions["spatialite"]?.hasPrefix("5.") == true)
@@ -39,7 +49,7 @@ struct StoreTests {
         // Reopening runs no migration twice and keeps the data.
         _ = try await t.store.replaceParks([try Parks.definition("kings-island")])
         try t.store.close()
-        let reopened = try SpatiaLiteStore(path: t.store.path)
+        let reopened = try SpatiaLiteStore(path: t.sqlite.path)
         #expect(try await reopened.parkSummaries().map(\.id) == ["kings-island"])
         try reopened.close()
     }
@@ -48,17 +58,17 @@ struct StoreTests {
     /// the operating system (which a `kill -9` cannot undo), flushed to the disk at checkpoints.
     /// A change to it (to `FULL`, or `OFF`, which would not even wait for the WAL's write order)
     /// must be a decision, with the durability sentence of the FixesAndVisits article changed with it.
-    @Test func theWriterCommitsThroughTheOperatingSystemAndFlushesAtCheckpoints() async throws {
-        let t = try TemporaryStore()
+    @Test(.enabled(if: TestDatabase.isSQLite)) func theWriterCommitsThroughTheOperatingSystemAndFlushesAtCheckpoints() async throws {
+        let t = try await TemporaryStore()
         defer { t.remove() }
-        let (mode, journal) = try await t.store.pool.write { db in
+        let (mode, journal) = try await t.sqlite.pool.write { db in
             (try Int.fetchOne(db, sql: "PRAGMA synchronous"), try String.fetchOne(db, sql: "PRAGMA journal_mode"))
         }
         #expect(mode == 1)  // NORMAL
         #expect(journal == "wal")
     }
 
-    @Test func failingSpatiaLiteAdminCallsThrowInsteadOfReturningZero() throws {
+    @Test(.enabled(if: TestDatabase.isSQLite)) func failingSpatiaLiteAdminCallsThrowInsteadOfReturningZero() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coasterlife-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         // A directory where the file should be: opening must fail with a sentence, not crash.
@@ -67,7 +77,7 @@ struct StoreTests {
     }
 
     @Test func realParksRoundTripExactly() async throws {
-        let t = try TemporaryStore()
+        let t = try await TemporaryStore()
         defer { t.remove() }
         let definitions = try Parks.all.map(Parks.definition)
         let written = try await t.store.replaceParks(definitions)
@@ -86,7 +96,7 @@ struct StoreTests {
     }
 
     @Test func reimportReplacesZonesAndUnlistsMissingRides() async throws {
-        let t = try TemporaryStore()
+        let t = try await TemporaryStore()
         defer { t.remove() }
         var cp = try Parks.definition("cedar-point")
         _ = try await t.store.replaceParks([cp])
@@ -103,7 +113,7 @@ struct StoreTests {
     }
 
     @Test func aFailingImportWritesNothing() async throws {
-        let t = try TemporaryStore()
+        let t = try await TemporaryStore()
         defer { t.remove() }
         let ki = try Parks.definition("kings-island")
         _ = try await t.store.replaceParks([ki])
@@ -118,7 +128,7 @@ struct StoreTests {
     }
 
     @Test func spatialiteAgreesWithTheFenceIndex() async throws {
-        let t = try TemporaryStore()
+        let t = try await TemporaryStore()
         defer { t.remove() }
         let definitions = try Parks.all.map(Parks.definition)
         _ = try await t.store.replaceParks(definitions)
@@ -137,7 +147,7 @@ struct StoreTests {
     }
 
     @Test func unknownParkIsNil() async throws {
-        let t = try TemporaryStore()
+        let t = try await TemporaryStore()
         defer { t.remove() }
         #expect(try await t.store.park("nowhere") == nil)
         #expect(try await t.store.rides(in: "nowhere") == nil)
@@ -151,7 +161,7 @@ struct PersonStatesTests {
     /// the compact path cannot hold) in the same lists; and a refresh of a few users agreeing with
     /// the full load.
     @Test func friendListsHoldEveryAcceptedTieBothWays() async throws {
-        let t = try TemporaryStore()
+        let t = try await TemporaryStore()
         defer { t.remove() }
         var ids: [UserID] = []
         for i in 0..<12 {
@@ -174,14 +184,11 @@ struct PersonStatesTests {
         // A user with an id past 2³², friends with two others (rows written as an import would).
         let wide = UserID(5_000_000_000)
         let wideFriends = [ids[2], ids[9]]
-        try await t.store.pool.write { db in
-            try db.execute(sql: """
-                INSERT INTO users (id, username, display_name, password_hash, role, created_at) VALUES (?, 'wide', 'Wide', 'x', 'member', 0)
-                """, arguments: [wide.rawValue])
-            for other in wideFriends {
-                try db.execute(sql: "INSERT INTO friendships (requester, addressee, status, created_at, accepted_at) VALUES (?, ?, 'accepted', 0, 0)",
-                               arguments: [wide.rawValue, other.rawValue])
-            }
+        try await t.sql.execute("INSERT INTO users (id, username, display_name, password_hash, role, created_at) VALUES (?, 'wide', 'Wide', 'x', 'member', 0)",
+                                [wide.rawValue])
+        for other in wideFriends {
+            try await t.sql.execute("INSERT INTO friendships (requester, addressee, status, created_at, accepted_at) VALUES (?, ?, 'accepted', 0, 0)",
+                                    [wide.rawValue, other.rawValue])
         }
         for other in wideFriends {
             expected[wide, default: []].insert(other)
@@ -204,7 +211,7 @@ struct PersonStatesTests {
 
     /// A load's people in the same zones share one set (see `ZoneSets`); their zones are as stored.
     @Test func loadsEqualZoneSetsOnce() async throws {
-        let t = try TemporaryStore()
+        let t = try await TemporaryStore()
         defer { t.remove() }
         let fix = AcceptedFix(position: Coordinate(lat: 41.48, lon: -82.68), accuracy: 5, recordedAt: Date(timeIntervalSince1970: 1_700_000_000))
         let ride = ZoneID(rawValue: "cedar-point.millennium-force"), land = ZoneID(rawValue: "cedar-point.frontier-town")

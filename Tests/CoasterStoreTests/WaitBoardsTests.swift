@@ -1,5 +1,6 @@
 import CoasterCore
 @testable import CoasterStore
+import CoasterTestSupport
 import Foundation
 import GRDB
 import Synchronization
@@ -21,7 +22,7 @@ struct WaitBoardsTests {
         let t: TemporaryStore
 
         init(parks: [String]) async throws {
-            self.t = try TemporaryStore(now: self.clock.now)
+            self.t = try await TemporaryStore(now: self.clock.now)
             _ = try await self.t.store.replaceParks(try parks.map(Parks.definition))
         }
 
@@ -36,15 +37,15 @@ struct WaitBoardsTests {
             try #require(try await self.posted(park).keys.sorted().first)
         }
 
-        /// Another connection to the file, as the `waits load` command would open.
+        /// Another store on the same database, as the `waits load` command would open.
         func postElsewhere(_ park: ParkID, ride: RideID, minutes: Double, at: Date) async throws {
-            let other = try SpatiaLiteStore(path: self.t.store.path, now: self.clock.now)
+            let other = try await TestDatabase.open(in: self.t.directory, now: self.clock.now)
             _ = try await other.loadPostedWaits(park: park, [PostedWaitEntry(ride: ride, at: at, minutes: minutes)])
             try other.close()
         }
     }
 
-    @Test func aKeptBoardGivesWayToEveryWrite() async throws {
+    @Test(.enabled(if: TestDatabase.isSQLite)) func aKeptBoardGivesWayToEveryWrite() async throws {
         let f = try await Fixture(parks: ["kings-island"])
         defer { f.t.remove() }
         let ride = try await f.firstRide("kings-island")
@@ -91,18 +92,18 @@ struct WaitBoardsTests {
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(Set(boards.map { $0.keys.count }) == [66] && Set(boards).count == 1)
-        #expect(f.t.store.waitBoards.flightsStarted == 1)
+        #expect(f.t.waitBoards.flightsStarted == 1)
     }
 
     /// A read begun before a commit that touches its park may lack the commit: a miss after the
     /// commit starts a read of its own rather than joining it, and its board is the one kept.
-    @Test func aMissAfterACommitDoesNotJoinAnOlderRead() async throws {
+    @Test(.enabled(if: TestDatabase.isSQLite)) func aMissAfterACommitDoesNotJoinAnOlderRead() async throws {
         let f = try await Fixture(parks: ["kings-island"])
         defer { f.t.remove() }
         let ride = try await f.firstRide("kings-island")
         f.clock.advance(SpatiaLiteStore.waitBoardFreshness)  // the board kept by firstRide has gone stale
         let gate = AsyncStream<Void>.makeStream()
-        let older = f.t.store.waitBoards.flight(park: "kings-island", estimator: WaitEstimator(), statusRules: RideStatusRules()) { _ in
+        let older = f.t.waitBoards.flight(park: "kings-island", estimator: WaitEstimator(), statusRules: RideStatusRules()) { _ in
             for await _ in gate.stream { break }
             return []
         }
@@ -117,13 +118,13 @@ struct WaitBoardsTests {
         gate.continuation.yield()
         #expect(try await older.value == [])
         #expect(try await f.posted("kings-island")[ride] == 25)
-        #expect(f.t.store.waitBoards.flightsStarted == 3)
+        #expect(f.t.waitBoards.flightsStarted == 3)
     }
 
     /// The board reads each person's newest report only, and answers as the estimator and the
     /// status consensus do over every report: people who reported many times (as they can once the
     /// report window is lifted, or across sources) count once, with their newest.
-    @Test func theBoardReadsEachPersonsNewestReportAndAnswersAsAllOfThem() async throws {
+    @Test(.enabled(if: TestDatabase.isSQLite)) func theBoardReadsEachPersonsNewestReportAndAnswersAsAllOfThem() async throws {
         let f = try await Fixture(parks: ["kings-island"])
         defer { f.t.remove() }
         let ride = try await f.firstRide("kings-island")
@@ -131,24 +132,22 @@ struct WaitBoardsTests {
             try await f.t.store.createUser(username: "r\(i)", displayName: "R\(i)", passwordHash: "x", role: .member).id
         }
         let now = f.now.timeIntervalSince1970
-        try await f.t.store.pool.write { db in
-            var rng = SystemRandomNumberGenerator()
-            for user in users {
-                for _ in 0..<Int.random(in: 1...12, using: &rng) {
-                    let at = now - Double.random(in: 0...(3 * 3600), using: &rng)
-                    try db.execute(sql: "INSERT INTO wait_reports (user_id, ride_id, minutes, source, at, entered_at) VALUES (?, ?, ?, ?, ?, ?)",
-                                   arguments: [user.rawValue, ride.rawValue, Double.random(in: 0...120, using: &rng).rounded(),
-                                               Bool.random(using: &rng) ? "crowd" : "measured", at, at - 600])
-                    try db.execute(sql: "INSERT INTO status_reports (user_id, ride_id, condition, at) VALUES (?, ?, ?, ?)",
-                                   arguments: [user.rawValue, ride.rawValue, ["operating", "down", "closed"].randomElement(using: &rng)!,
-                                               now - Double.random(in: 0...3600, using: &rng)])
-                }
+        var rng = SystemRandomNumberGenerator()
+        for user in users {
+            for _ in 0..<Int.random(in: 1...12, using: &rng) {
+                let at = now - Double.random(in: 0...(3 * 3600), using: &rng)
+                try await f.t.sql.execute("INSERT INTO wait_reports (user_id, ride_id, minutes, source, at, entered_at) VALUES (?, ?, ?, ?, ?, ?)",
+                               [user.rawValue, ride.rawValue, Double.random(in: 0...120, using: &rng).rounded(),
+                                           Bool.random(using: &rng) ? "crowd" : "measured", at, at - 600])
+                try await f.t.sql.execute("INSERT INTO status_reports (user_id, ride_id, condition, at) VALUES (?, ?, ?, ?)",
+                               [user.rawValue, ride.rawValue, ["operating", "down", "closed"].randomElement(using: &rng)!,
+                                           now - Double.random(in: 0...3600, using: &rng)])
             }
         }
         f.clock.advance(SpatiaLiteStore.waitBoardFreshness)
         let row = try #require(try await f.t.store.waitBoard(park: "kings-island", estimator: WaitEstimator(), statusRules: RideStatusRules())?
             .first { $0.ride.id == ride })
-        let (all, statuses) = try await f.t.store.pool.read { db in
+        let (all, statuses) = try await f.t.sqlite.pool.read { db in
             (try Row.fetchAll(db, sql: "SELECT user_id, minutes, at, source FROM wait_reports WHERE ride_id = ?", arguments: [ride.rawValue]).map {
                 WaitObservation(user: UserID($0["user_id"] as Int64), minutes: $0["minutes"], at: Date(timeIntervalSince1970: $0["at"]),
                                 source: WaitObservation.Source(rawValue: $0["source"]) ?? .crowd)
@@ -163,16 +162,17 @@ struct WaitBoardsTests {
     }
 
     /// A transaction whose declarations do not account for every board-table row it wrote drops
-    /// every kept board, not only the declared park's.
-    @Test func anUndeclaredRowDropsEveryBoard() async throws {
+    /// every kept board, not only the declared park's (SpatiaLite's observer sees every row; the
+    /// PostgreSQL store declares its own writes).
+    @Test(.enabled(if: TestDatabase.isSQLite)) func anUndeclaredRowDropsEveryBoard() async throws {
         let f = try await Fixture(parks: ["kings-island", "cedar-point"])
         defer { f.t.remove() }
         let ki = try await f.firstRide("kings-island")
         let cp = try await f.firstRide("cedar-point")
         let at = f.now.addingTimeInterval(-60).timeIntervalSince1970
-        try await f.t.store.pool.write { db in
+        try await f.t.sqlite.pool.write { db in
             try db.execute(sql: "INSERT INTO posted_waits (ride_id, at, minutes) VALUES (?, ?, 20)", arguments: [ki.rawValue, at])
-            f.t.store.waitBoards.touched("kings-island")
+            f.t.waitBoards.touched("kings-island")
             try db.execute(sql: "INSERT INTO posted_waits (ride_id, at, minutes) VALUES (?, ?, 30)", arguments: [cp.rawValue, at])
         }
         #expect(try await f.posted("kings-island")[ki] == 20)

@@ -9,6 +9,8 @@
 # More worlds, each of its own size, served side by side: `bench_build CONFIGURATION`, then
 # `bench_serve USERS` for each (the last one served is the current one), and `bench_use USERS`
 # to make another current ($port, $server and COASTERLIFE_TOKENS are then that world's).
+# `bench_serve USERS postgres` loads and serves the world from PostgreSQL instead (a schema of the
+# database $COASTERLIFE_BENCH_POSTGRES_URL names); its key for `bench_use` is `USERS-postgres`.
 
 bench_build() {
   local configuration=$1
@@ -26,12 +28,19 @@ bench_build() {
 # Loads a world of USERS users into $work/USERS/ and serves it; its port and PID are kept in
 # $work/USERS/port and $work/USERS/pid for bench_use.
 bench_serve() {
-  local users=$1 dir=$work/$1
+  local users=$1 store=${2:-sqlite} key=$1 database
+  if [[ $store == postgres ]]; then
+    key="$users-postgres"
+    local url=${COASTERLIFE_BENCH_POSTGRES_URL:?bench_serve: no COASTERLIFE_BENCH_POSTGRES_URL}
+    database="$url$([[ $url == *\?* ]] && echo '&' || echo '?')schema=bench_${users}_$$"
+  fi
+  local dir=$work/$key
   mkdir -p "$dir"
-  "$bin/coasterbench" load --users "$users" --database "$dir/bench.sqlite" --tokens "$dir/tokens" >&2
+  [[ $store == postgres ]] || database="$dir/bench.sqlite"
+  "$bin/coasterbench" load --users "$users" --database "$database" --tokens "$dir/tokens" >&2
   # Not `local`: bench_use, called at the end, sets the globals of these names.
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-  "$bin/coasterlife" serve --database "$dir/bench.sqlite" --port "$port" --parks '' --log-level error \
+  "$bin/coasterlife" serve --database "$database" --photos "$dir/photos" --port "$port" --parks '' --log-level error \
     --fix-rate 1000000 --nearby-rate 1000000 --message-rate 1000000 --leaderboard-rate 1000000 --registration-rate 1000000 \
     --report-window 0 > "$dir/server.log" 2>&1 &
   server=$!
@@ -39,8 +48,8 @@ bench_serve() {
   echo "$port" > "$dir/port"; echo "$server" > "$dir/pid"
   local ready=
   for _ in $(seq 300); do curl -sf "http://127.0.0.1:$port/ready" >/dev/null && { ready=1; break; }; sleep 0.2; done
-  [[ -n $ready ]] || { cat "$dir/server.log" >&2; echo "the bench server of $users users did not become ready in 60 s" >&2; exit 1; }
-  bench_use "$users"
+  [[ -n $ready ]] || { cat "$dir/server.log" >&2; echo "the bench server of $users users ($store) did not become ready in 60 s" >&2; exit 1; }
+  bench_use "$key"
 }
 
 bench_use() {

@@ -157,6 +157,9 @@ struct FastRoutes: FastLaneRoutes, Sendable {
             problem = thrown
         case .failure(let limited as RateLimited):
             problem = Problem(limited)
+        case .failure(let unavailable as StoreUnavailable):
+            self.logger.warning("store unavailable", metadata: ["hb.request.id": "\(requestID)", "error": "\(unavailable)"])
+            problem = Problem(unavailable)
         case .failure(let thrown as DecodingError):
             problem = ProblemMiddleware<AppRequestContext>.problem(decoding: thrown)
         case .failure(let error):

@@ -35,6 +35,9 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             return problem
         case let limited as RateLimited:
             return Problem(limited)
+        case let unavailable as StoreUnavailable:
+            context.logger.warning("store unavailable", metadata: ["error": "\(unavailable)"])
+            return Problem(unavailable)
         case let error as DecodingError:
             return Self.problem(decoding: error)
         case let rejection as ImportRejection:

@@ -24,6 +24,7 @@ extension ProblemType {
     public static let invalidPhoto = Self(rawValue: "invalid-photo")
     public static let noSuchPhoto = Self(rawValue: "no-such-photo")
     public static let photoTagNotVisited = Self(rawValue: "photo-tag-not-visited")
+    public static let storeUnavailable = Self(rawValue: "store-unavailable")
 
     /// Every kind of problem this service answers with; the OperationsAndSecurity article (docs:
     /// "Errors") lists the same.
@@ -31,6 +32,7 @@ extension ProblemType {
         .invalidParkFile, .invalidField, .usernameTaken, .invalidCredentials, .noSuchUser, .cannotBefriendSelf, .noPendingRequest,
         .notFriends, .notBlocked, .friendLimit, .noSuchRide, .checkinRefused, .rideRefused, .rideCooldown, .nearbyRefused,
         .reportRefused, .invalidPostedWaits, .invalidPhoto, .noSuchPhoto, .photoTagNotVisited,
+        .storeUnavailable,
     ]
 }
 

@@ -3,17 +3,19 @@ import Foundation
 
 /// Photos, their files, and profile photos.
 public protocol PhotoStore: Sendable {
-    /// Where photo files live: `photos/` beside the database file.
+    /// Where photo files live: `photos/` beside a SpatiaLite file, or the directory a PostgreSQL
+    /// store was opened with (`--photos`).
     var photoDirectory: URL { get }
 
     /// Stores a cleaned image: the file first (atomically: temp file, fsync, rename, fsync of the
     /// directory), then the row; a failed row leaves no new file behind.
     ///
     /// Files are content-addressed, so one file can serve several rows, and a file is removed only
-    /// by a write that holds the store's writer (``removePhotoFileIfUnused(_:_:_:)``). The file is
-    /// written before the writer is taken (its fsync would hold up every other write), so a delete
-    /// of the last other row with the same bytes may remove it in between; the insert's
-    /// transaction therefore writes it again if it is gone, and a row never commits without its file.
+    /// while holding what serialises it with the rows of the same bytes (SpatiaLite: the writer;
+    /// PostgreSQL: a lock on the file's hash). The file is written before that is taken (its fsync
+    /// would hold up other writes), so a delete of the last other row with the same bytes may
+    /// remove it in between; the insert's transaction therefore writes it again if it is gone, and
+    /// a row never commits without its file.
     func addPhoto(owner: UserID, image: InspectedImage, sha256: String, caption: String?, park: ParkID?, ride: RideID?) async throws -> Photo
 
     /// Removes the photo files no row uses, and uploads a crash left half-written. For a server

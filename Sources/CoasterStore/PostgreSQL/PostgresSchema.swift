@@ -422,9 +422,11 @@ enum PostgresSchema {
         """
         CREATE INDEX tallies_rank ON tallies (metric, scope, period, value DESC, reached_at, user_id)
         """,
+        // For the cascade from users (SQLite scans instead).
         """
-        CREATE INDEX tallies_by_user ON tallies (user_id);       -- for the cascade (SQLite scans instead)
-
+        CREATE INDEX tallies_by_user ON tallies (user_id)
+        """,
+        """
         CREATE TABLE badges (
             user_id bigint NOT NULL REFERENCES users(id) ON DELETE CASCADE,
             badge_id text COLLATE "C" NOT NULL,

@@ -172,3 +172,13 @@ public struct StoreUnavailable: Error, Sendable, CustomStringConvertible {
     public let description: String
     public init(_ description: String) { self.description = description }
 }
+
+extension PostgresStore {
+    /// Runs SQL text as written, in one transaction, `$n` placeholders bound from `bindings`: for
+    /// tests and tools that reach beneath the interface, never for anything a request sends.
+    func execute(unsafeSQL sql: String, _ bindings: PostgresBindings = PostgresBindings()) async throws -> [PostgresRow] {
+        try await self.transaction { tx in try await tx.rows(PostgresQuery(unsafeSQL: sql, binds: bindings)) }
+    }
+}
+
+extension PostgresStore: Store {}

@@ -2,6 +2,7 @@ import CoasterCore
 import Foundation
 import Logging
 import PostgresNIO
+import Synchronization
 
 /// One open transaction on one pooled connection: the statements of a use case.
 ///
@@ -54,7 +55,11 @@ struct PostgresTransaction {
     }
 }
 
-/// Advisory locks of the store itself. User ids are positive, so these keys are negative.
+/// Advisory locks of the store itself, one-key (`pg_advisory_xact_lock(bigint)`). User ids are
+/// positive, so these keys are negative. Two-key locks are a key space of their own:
+/// `(1, hashtext(ride_id))` serialises reports and posted-wait loads of one ride
+/// (PostgresStore+Waits), `(2, hashtext(sha256))` photo files with the rows that use them
+/// (PostgresStore+Photos).
 enum PostgresLock: Int64 {
     /// Park imports, one at a time.
     case parkImport = -1
@@ -80,12 +85,12 @@ extension PostgresStore {
     func transaction<T: Sendable>(
         locking users: [UserID] = [], _ body: @escaping @Sendable (PostgresTransaction) async throws -> T
     ) async throws -> T {
-        try await self.withDeadline {
+        try await self.withDeadline { leased in
             var attempt = 0
             while true {
                 attempt += 1
                 do {
-                    return try await self.once(begin: "BEGIN") { tx in
+                    return try await self.once(begin: "BEGIN", leased: leased) { tx in
                         for user in Set(users).sorted(by: { $0.rawValue < $1.rawValue }) { try await tx.lock(user) }
                         return try await body(tx)
                     }
@@ -99,24 +104,26 @@ extension PostgresStore {
     /// Runs `body` in a read-only transaction on one snapshot (what a GRDB read gives the SQLite
     /// store: a page read with several statements cannot mix two moments).
     func read<T: Sendable>(_ body: @escaping @Sendable (PostgresTransaction) async throws -> T) async throws -> T {
-        try await self.withDeadline {
-            try await self.once(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+        try await self.withDeadline { leased in
+            try await self.once(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", leased: leased, body)
         }
     }
 
     /// Runs `body` on a pooled connection outside a transaction: for one statement, which is its
     /// own transaction (a round trip less each for `BEGIN` and `COMMIT`).
     func single<T: Sendable>(_ body: @escaping @Sendable (PostgresTransaction) async throws -> T) async throws -> T {
-        try await self.withDeadline {
+        try await self.withDeadline { leased in
             try await self.client.withConnection { connection in
-                try await body(PostgresTransaction(connection: connection, logger: self.logger))
+                leased.set()
+                return try await body(PostgresTransaction(connection: connection, logger: self.logger))
             }
         }
     }
 
-    private func once<T: Sendable>(begin: PostgresQuery,
+    private func once<T: Sendable>(begin: PostgresQuery, leased: Leased,
                                    _ body: @escaping @Sendable (PostgresTransaction) async throws -> T) async throws -> T {
         try await self.client.withConnection { connection in
+            leased.set()
             let tx = PostgresTransaction(connection: connection, logger: self.logger)
             try await tx.run(begin)
             let value: T
@@ -149,24 +156,35 @@ extension PostgresStore {
         return error.serverInfo?[.sqlState]
     }
 
+    /// Whether a use case has its connection: from then on its statements are bounded by the
+    /// server, and its outcome, whatever it is, is the answer.
+    final class Leased: Sendable {
+        private let value = Mutex(false)
+        func set() { self.value.withLock { $0 = true } }
+        var isSet: Bool { self.value.withLock { $0 } }
+    }
+
     /// Bounds the wait for a connection: with the server gone, the pool would wait for its circuit
-    /// breaker (60 s). A statement that runs is bounded by the server (`statement_timeout`), and
-    /// a deadline that passes cancels the work, which withdraws a lease not yet given.
-    private func withDeadline<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async throws -> T {
+    /// breaker (60 s). Once the work has its connection the deadline no longer applies: its
+    /// statements are bounded by the server (`statement_timeout`, `lock_timeout`), and a commit
+    /// must not be answered as a failure because it came late.
+    private func withDeadline<T: Sendable>(_ work: @escaping @Sendable (Leased) async throws -> T) async throws -> T {
         let deadline = self.deadline
         let server = self.location.server
+        let leased = Leased()
         do {
             return try await withThrowingTaskGroup(of: T?.self) { group in
-                group.addTask { try await work() }
+                group.addTask { try await work(leased) }
                 group.addTask {
                     try await Task.sleep(for: deadline)
                     return nil
                 }
                 defer { group.cancelAll() }
-                guard let first = try await group.next(), let value = first else {
-                    throw StoreUnavailable("PostgreSQL at \(server) did not answer within \(deadline)")
+                while let outcome = try await group.next() {
+                    if let value = outcome { return value }
+                    guard leased.isSet else { break }
                 }
-                return value
+                throw StoreUnavailable("PostgreSQL at \(server) gave no connection within \(deadline)")
             }
         } catch let error as PSQLError {
             switch error.code {

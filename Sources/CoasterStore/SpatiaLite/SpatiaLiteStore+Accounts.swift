@@ -154,11 +154,8 @@ extension SpatiaLiteStore {
             }
             if let ghost = changes.ghost {
                 assignments.append("ghost = ?, ghost_until = ?")
-                switch ghost {
-                case .off: _ = arguments.append(contentsOf: ["off", nil as Double?])
-                case .on: _ = arguments.append(contentsOf: ["on", nil as Double?])
-                case .until(let end): _ = arguments.append(contentsOf: ["until", end.timeIntervalSince1970])
-                }
+                let columns = GhostColumns.columns(ghost)
+                _ = arguments.append(contentsOf: [columns.ghost, columns.until])
             }
             if let precision = changes.precision {
                 assignments.append("precision = ?")
@@ -199,11 +196,7 @@ extension SpatiaLiteStore {
 
     /// Ghost mode from a users row's `ghost` and `ghost_until` columns.
     static func ghostMode(_ row: Row) -> GhostMode {
-        switch row["ghost"] as String {
-        case "on": .on
-        case "until": .until(Date(timeIntervalSince1970: row["ghost_until"] ?? 0))
-        default: .off
-        }
+        GhostColumns.mode(row["ghost"], until: row["ghost_until"])
     }
 
     /// A user's sharing with every override they have set, read from `sharing_overrides`.

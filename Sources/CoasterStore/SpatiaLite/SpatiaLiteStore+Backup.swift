@@ -29,7 +29,7 @@ extension SpatiaLiteStore {
         var copied = 0
         var gone: [String] = []
         for (sha, format) in photos {
-            let from = self.photoURL(sha, format), to = Self.photoFile(sha, format, under: photoTarget)
+            let from = self.photoURL(sha, format), to = PhotoFiles.url(sha, format, under: photoTarget)
             if from.standardizedFileURL == to.standardizedFileURL || fm.fileExists(atPath: to.path) { continue }
             guard fm.fileExists(atPath: from.path) else {
                 gone.append(sha)
@@ -71,8 +71,7 @@ extension SpatiaLiteStore {
     public func tableCounts() async throws -> [String: Int] {
         try await self.pool.read { db in
             var counts: [String: Int] = [:]
-            for table in ["parks", "zones", "rides", "users", "sessions", "friendships", "fixes", "transitions", "visits", "ride_logs",
-                          "wait_reports", "status_reports", "posted_waits", "photos", "tallies", "badges", "messages"] {
+            for table in CountedTables.names {
                 counts[table] = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)") ?? 0
             }
             return counts

@@ -313,12 +313,10 @@ extension SpatiaLiteStore {
         guard let row = try Row.fetchOne(select, arguments: [user.rawValue]) else {
             return TrackState()
         }
-        func ids(_ text: String) -> [String] { text.split(separator: "\n").map(String.init) }
         return TrackState(
             latest: AcceptedFix(position: Coordinate(lat: row["lat"], lon: row["lon"]), accuracy: row["accuracy"],
                                 recordedAt: Date(timeIntervalSince1970: row["recorded_at"])),
-            parks: Set(ids(row["parks"]).map(ParkID.init(rawValue:))),
-            zones: Set(ids(row["zones"]).map(ZoneID.init(rawValue:))))
+            parks: TrackStateColumns.ids(row["parks"]), zones: TrackStateColumns.ids(row["zones"]))
     }
 
     private static func save(_ state: TrackState, _ user: UserID, _ db: Database) throws {
@@ -328,8 +326,7 @@ extension SpatiaLiteStore {
             ON CONFLICT (user_id) DO UPDATE SET lat = excluded.lat, lon = excluded.lon, accuracy = excluded.accuracy,
                 recorded_at = excluded.recorded_at, parks = excluded.parks, zones = excluded.zones
             """).execute(arguments: [user.rawValue, latest.position.lat, latest.position.lon, latest.accuracy, latest.recordedAt.timeIntervalSince1970,
-                             state.parks.map(\.rawValue).sorted().joined(separator: "\n"),
-                             state.zones.map(\.rawValue).sorted().joined(separator: "\n")])
+                             TrackStateColumns.text(state.parks), TrackStateColumns.text(state.zones)])
     }
 
     /// The stored outcome of an earlier fix with this client id, if there is one.

@@ -168,61 +168,9 @@ extension SpatiaLiteStore {
     }
 }
 
-/// Time periods of the leaderboards, in UTC: the calendar year and the ISO week.
-enum Periods {
-    static func keys(_ date: Date) -> [String] {
-        var calendar = Calendar(identifier: .iso8601)
-        calendar.timeZone = .gmt
-        let c = calendar.dateComponents([.yearForWeekOfYear, .weekOfYear], from: date)
-        var gregorian = Calendar(identifier: .gregorian)
-        gregorian.timeZone = .gmt
-        let year = gregorian.component(.year, from: date)
-        return ["all", "y\(year)", String(format: "w%04d-W%02d", c.yearForWeekOfYear ?? year, c.weekOfYear ?? 1)]
-    }
-
-    /// Period key and its start, for "first time in this period" questions.
-    static func starts(_ date: Date) -> [(key: String, start: Double)] {
-        var calendar = Calendar(identifier: .iso8601)
-        calendar.timeZone = .gmt
-        let keys = Self.keys(date)
-        var gregorian = Calendar(identifier: .gregorian)
-        gregorian.timeZone = .gmt
-        let yearStart = gregorian.dateInterval(of: .year, for: date)?.start ?? .distantPast
-        let weekStart = calendar.dateInterval(of: .weekOfYear, for: date)?.start ?? .distantPast
-        return [(keys[0], -Double.infinity), (keys[1], yearStart.timeIntervalSince1970), (keys[2], weekStart.timeIntervalSince1970)]
-    }
-
-    static func key(_ window: LeaderboardQuery.Window, _ now: Date) -> String {
-        let keys = Self.keys(now)
-        switch window {
-        case .allTime: return keys[0]
-        case .year: return keys[1]
-        case .week: return keys[2]
-        }
-    }
-}
-
-/// How many riders of a leaderboard are ranked ahead of one, from the counts the triggers of
-/// migration "2026-11-24 leaderboard ranks from counts" keep in `tally_counts`: by value
-/// (level 0), and at each value by the day, hour and minute it was reached (levels 1–3).
-///
-/// Ahead of a rider at value v reached at r: every rider at a higher value (one sum over the
-/// board's distinct values), and at v those who reached it earlier (ties go to who got there
-/// first, then the lower id): the days before r's, the hours of r's day before its hour, the
-/// minutes of that hour before its minute (sums of at most a few hundred, 24 and 60 rows), and a
-/// count of the riders within r's minute. Counting everyone above instead walked the rank index
-/// as far as the rank (34–42 requests a second with 222,709 riders on the board).
-enum TallyCounts {
-    /// The slots of a time, as the triggers compute them: whole minutes since 1970 of
-    /// `max(reachedAt, 0)`, truncated (SQLite's `CAST` of a real), and the hour and day of
-    /// that minute by integer division, so that the levels nest.
-    static func slots(_ reachedAt: Double) -> (day: Int64, hour: Int64, minute: Int64) {
-        let minutes = max(reachedAt, 0) / 60
-        // SQLite's CAST saturates; no time the server writes comes near it.
-        let minute = minutes < 9.0e18 ? Int64(minutes) : Int64.max
-        return (minute / 1440, minute / 60, minute)
-    }
-
+/// The SQLite side of ``TallyCounts``: its sums, the count within a minute and the blocked riders
+/// ahead, as statements on this store's schema.
+extension TallyCounts {
     private static let board = "metric = :metric AND scope = :scope AND period = :period"
 
     /// The riders at higher values, and at the same value in earlier days, hours of the day and
@@ -259,7 +207,7 @@ enum TallyCounts {
         let blocked = try db.cachedStatement(sql: Self.blockedAhead)
         let all = arguments + [
             "value": place.value, "reached": place.reachedAt, "rider": place.user.rawValue, "day": day, "hour": hour, "minute": minute,
-            "from": minute == 0 ? -Double.greatestFiniteMagnitude : Double(minute) * 60 - 1,
+            "from": Self.firstTime(ofMinute: minute),
         ]
         let counted = try Double.fetchOne(sums, arguments: all) ?? 0
         let tied = try Int.fetchOne(within, arguments: all) ?? 0

@@ -167,13 +167,6 @@ extension SpatiaLiteStore {
 
 // MARK: Records (internal: rows in, CoasterCore values out)
 
-private func decodeArea(_ data: Data?, table: String, id: String) throws -> MultiPolygon {
-    guard let data, let area = try? WKB.decodeMultiPolygon([UInt8](data)) else {
-        throw CorruptGeometry(table: table, id: id)
-    }
-    return area
-}
-
 private struct ParkSummaryRecord: FetchableRecord {
     var summary: ParkSummary
     init(row: Row) {
@@ -200,7 +193,7 @@ private struct ParkRecord: FetchableRecord {
     }
     func park() throws -> Park {
         Park(id: ParkID(rawValue: self.id), name: self.name, timeZone: self.timeZone, attribution: self.attribution,
-             boundary: try decodeArea(self.boundary, table: "parks", id: self.id))
+             boundary: try storedArea(self.boundary, table: "parks", id: self.id))
     }
 }
 
@@ -224,15 +217,8 @@ private struct ZoneRecord: FetchableRecord {
     func zone() throws -> Zone {
         Zone(id: ZoneID(rawValue: self.id), park: ParkID(rawValue: self.parkID), kind: ZoneKind(rawValue: self.kind) ?? .poi,
              name: self.name, ride: self.rideID.map(RideID.init(rawValue:)), category: self.category,
-             area: try decodeArea(self.area, table: "zones", id: self.id))
+             area: try storedArea(self.area, table: "zones", id: self.id))
     }
-}
-
-/// A stored geometry that does not decode: the file was written by something else or is damaged.
-struct CorruptGeometry: Error, CustomStringConvertible {
-    var table: String
-    var id: String
-    var description: String { "stored geometry of \(self.table) \(self.id) is not a readable MULTIPOLYGON" }
 }
 
 struct RideRecord: FetchableRecord {

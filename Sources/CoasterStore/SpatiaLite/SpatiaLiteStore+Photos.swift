@@ -9,18 +9,7 @@ extension SpatiaLiteStore {
     }
 
     func photoURL(_ sha256: String, _ format: InspectedImage.Format) -> URL {
-        Self.photoFile(sha256, format, under: self.photoDirectory)
-    }
-
-    /// Where the file of `sha256` in `format` lives under a photo directory (the store's, or a
-    /// backup's): `ab/<sha256>.jpg`, in the directory of its first two hexadecimal digits.
-    static func photoFile(_ sha256: String, _ format: InspectedImage.Format, under root: URL) -> URL {
-        root.appendingPathComponent(String(sha256.prefix(2)), isDirectory: true).appendingPathComponent(Self.photoFileName(sha256, format))
-    }
-
-    /// A photo file's name: its bytes' SHA-256 and its format's extension.
-    static func photoFileName(_ sha256: String, _ format: InspectedImage.Format) -> String {
-        "\(sha256).\(format.fileExtension)"
+        PhotoFiles.url(sha256, format, under: self.photoDirectory)
     }
 
     /// Stores a cleaned image: the file first (atomically: temp file, fsync, rename, fsync of the
@@ -33,7 +22,7 @@ extension SpatiaLiteStore {
     /// transaction therefore writes it again if it is gone, and a row never commits without its file.
     public func addPhoto(owner: UserID, image: InspectedImage, sha256: String, caption: String?, park: ParkID?, ride: RideID?) async throws -> Photo {
         let url = self.photoURL(sha256, image.format)
-        let created = try Self.writeAtomically(image.bytes, to: url)
+        let created = try PhotoFiles.writeAtomically(image.bytes, to: url)
         let now = self.now()
         do {
             return try await self.pool.write { db in
@@ -55,7 +44,7 @@ extension SpatiaLiteStore {
                     """, arguments: [owner.rawValue, sha256, image.format.rawValue, image.bytes.count, image.width, image.height, caption,
                                      tagPark?.rawValue, ride?.rawValue, now.timeIntervalSince1970])
                 let id = db.lastInsertedRowID
-                _ = try Self.writeAtomically(image.bytes, to: url)
+                _ = try PhotoFiles.writeAtomically(image.bytes, to: url)
                 return Photo(id: id, owner: owner, sha256: sha256, format: image.format, bytes: image.bytes.count,
                              width: image.width, height: image.height, caption: caption, park: tagPark, ride: ride, createdAt: now)
             }
@@ -66,38 +55,6 @@ extension SpatiaLiteStore {
             throw error
         }
     }
-
-    /// Writes `bytes` to `url` unless a file is there already (same content, same name).
-    /// - Returns: whether a new file was written.
-    static func writeAtomically(_ bytes: [UInt8], to url: URL) throws -> Bool {
-        let fm = FileManager.default
-        if fm.fileExists(atPath: url.path) { return false }
-        let dir = url.deletingLastPathComponent()
-        try fm.createDirectory(at: dir, withIntermediateDirectories: true)
-        let temp = dir.appendingPathComponent("\(Self.uploadPrefix)\(UUID().uuidString)")
-        guard fm.createFile(atPath: temp.path, contents: nil), let handle = FileHandle(forWritingAtPath: temp.path) else {
-            throw CocoaError(.fileWriteUnknown)
-        }
-        do {
-            try handle.write(contentsOf: bytes)
-            try handle.synchronize()
-            try handle.close()
-            guard rename(temp.path, url.path) == 0 else { throw CocoaError(.fileWriteUnknown) }
-        } catch {
-            try? handle.close()
-            try? fm.removeItem(at: temp)
-            throw error
-        }
-        // The rename is durable only once the directory entry is.
-        if let directory = FileHandle(forReadingAtPath: dir.path) {
-            try? directory.synchronize()
-            try? directory.close()
-        }
-        return true
-    }
-
-    /// How a photo file being written is named until it is complete.
-    static let uploadPrefix = ".upload-"
 
     /// Removes the file of `sha256` unless a row still uses it. Call it holding the writer, outside
     /// a transaction (after the delete that made it unused has committed): an insert of the same
@@ -112,43 +69,20 @@ extension SpatiaLiteStore {
     /// starting on the store, before it takes requests: an upload in flight writes its file
     /// before its row (``addPhoto(owner:image:sha256:caption:park:ride:)``).
     public func sweepPhotoFiles() async throws -> PhotoSweep {
-        let fm = FileManager.default
-        let root = self.photoDirectory
-        guard fm.fileExists(atPath: root.path) else { return PhotoSweep() }
+        guard FileManager.default.fileExists(atPath: self.photoDirectory.path) else { return PhotoSweep() }
         return try await self.pool.writeWithoutTransaction { db in
             var kept = Set<String>()
             for row in try Row.fetchAll(db, sql: "SELECT DISTINCT sha256, format FROM photos") {
                 guard let format = InspectedImage.Format(rawValue: row["format"]) else { continue }
-                kept.insert(Self.photoFileName(row["sha256"], format))
+                kept.insert(PhotoFiles.name(row["sha256"], format))
             }
             var sweep = PhotoSweep()
-            for shard in try fm.contentsOfDirectory(atPath: root.path) {
-                let directory = root.appendingPathComponent(shard, isDirectory: true)
-                var isDirectory: ObjCBool = false
-                guard fm.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else { continue }
-                for name in try fm.contentsOfDirectory(atPath: directory.path) where !kept.contains(name) {
-                    if name.hasPrefix(Self.uploadPrefix) {
-                        sweep.partial += 1
-                    } else if Self.isPhotoFileName(name, shard: shard) {
-                        sweep.unused += 1
-                    } else {
-                        continue  // not ours: left alone
-                    }
-                    try? fm.removeItem(at: directory.appendingPathComponent(name))
-                }
+            for stray in try PhotoFiles.strays(under: self.photoDirectory, keeping: kept) {
+                if stray.sha256 == nil { sweep.partial += 1 } else { sweep.unused += 1 }
+                try? FileManager.default.removeItem(at: stray.url)
             }
             return sweep
         }
-    }
-
-    /// Whether `name` is how this store names a photo file in `shard` (64 hex digits, the first two
-    /// the shard's, and a known extension).
-    static func isPhotoFileName(_ name: String, shard: String) -> Bool {
-        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts[0].count == 64, parts[0].hasPrefix(shard),
-              parts[0].allSatisfy({ $0.isHexDigit && !$0.isUppercase }),
-              InspectedImage.Format.allCases.contains(where: { $0.fileExtension == parts[1] }) else { return false }
-        return true
     }
 
     /// A photo `viewer` may see (theirs, or an accepted friend's), or `nil`: no such photo and a

@@ -1,0 +1,168 @@
+import CoasterCore
+import Foundation
+import PostgresNIO
+
+/// Bulk loads write each chunk with a few `unnest` statements (one a table), not a statement a
+/// row, in transactions without the request deadline: a chunk of 50,000 users, or the 500,000
+/// friendships that go with them, takes longer than any request may.
+extension PostgresStore: BulkStore {
+    /// Writes users, their latest positions, visits, sessions and friendships straight into the
+    /// store, in transactions of `chunk` users: for loading a generated world or an export, not for
+    /// serving requests (no validation beyond the schema's).
+    ///
+    /// Users keep the ids given; the `users` identity then moves past the largest, so the next
+    /// account created gets a new id rather than a duplicate key.
+    public func bulkLoad(users: [BulkUser], friendships: [(UserID, UserID)], chunk: Int,
+                         progress: (@Sendable (String) -> Void)? = nil) async throws {
+        let now = self.now().timeIntervalSince1970
+        try await self.writeInChunks(users, of: chunk, "users", progress: progress) { tx, slice in
+            try await tx.run("""
+                INSERT INTO users (id, username, display_name, password_hash, role, created_at)
+                SELECT u.id, u.username, u.display_name, u.password_hash, 'member', \(now)
+                FROM unnest(\(slice.map(\.id.rawValue))::bigint[], \(slice.map(\.username))::text[], \(slice.map(\.displayName))::text[],
+                            \(slice.map(\.passwordHash))::text[]) AS u(id, username, display_name, password_hash)
+                """)
+            let located = slice.filter { $0.latest != nil }
+            if !located.isEmpty {
+                let fixes = located.map { $0.latest! }
+                try await tx.run("""
+                    INSERT INTO track_state (user_id, lat, lon, accuracy, recorded_at, parks, zones)
+                    SELECT * FROM unnest(\(located.map(\.id.rawValue))::bigint[], \(fixes.map(\.position.lat))::float8[],
+                                         \(fixes.map(\.position.lon))::float8[], \(fixes.map(\.accuracy))::float8[],
+                                         \(fixes.map(\.recordedAt.timeIntervalSince1970))::float8[],
+                                         \(located.map { user in user.visits.map { $0.0.rawValue }.sorted().joined(separator: "\n") })::text[],
+                                         \(located.map { user in user.zones.map(\.rawValue).sorted().joined(separator: "\n") })::text[])
+                    """)
+            }
+            let visits = slice.flatMap { user in user.visits.map { (user: user.id.rawValue, park: $0.0.rawValue, at: $0.1.timeIntervalSince1970) } }
+            if !visits.isEmpty {
+                try await tx.run("""
+                    INSERT INTO visits (user_id, park_id, how, entered_at, last_evidence_at)
+                    SELECT v.user_id, v.park_id, 'automatic', v.at, v.at
+                    FROM unnest(\(visits.map(\.user))::bigint[], \(visits.map(\.park))::text[], \(visits.map(\.at))::float8[])
+                         WITH ORDINALITY AS v(user_id, park_id, at, n)
+                    ORDER BY v.n
+                    """)
+            }
+            let sessions = slice.compactMap { user in user.tokenHash.map { (user: user.id.rawValue, hash: ByteBuffer(bytes: $0)) } }
+            if !sessions.isEmpty {
+                try await tx.run("""
+                    INSERT INTO sessions (token_hash, user_id, created_at, expires_at)
+                    SELECT s.token_hash, s.user_id, \(now), \(now + 30 * 24 * 3600)
+                    FROM unnest(\(sessions.map(\.hash))::bytea[], \(sessions.map(\.user))::bigint[]) AS s(token_hash, user_id)
+                    """)
+            }
+            // Only ever forward: a sequence already past the largest id (accounts created and
+            // deleted) keeps its place, so no id is handed out twice.
+            try await tx.run("""
+                SELECT setval(s.seq, s.largest) FROM (
+                    SELECT pg_get_serial_sequence('users', 'id')::regclass AS seq, (SELECT max(id) FROM users) AS largest
+                ) s
+                WHERE s.largest > coalesce(pg_sequence_last_value(s.seq), 0)
+                """)
+        }
+        // A pair already there, or given twice, or a user with themselves, is skipped, as SQLite's
+        // INSERT OR IGNORE skips a row against a unique key or a CHECK.
+        try await self.writeInChunks(friendships, of: chunk * 10, "friendships", progress: progress) { tx, slice in
+            try await tx.run("""
+                INSERT INTO friendships (requester, addressee, status, created_at, accepted_at)
+                SELECT f.requester, f.addressee, 'accepted', \(now), \(now)
+                FROM unnest(\(slice.map { $0.0.rawValue })::bigint[], \(slice.map { $0.1.rawValue })::bigint[]) AS f(requester, addressee)
+                WHERE f.requester <> f.addressee
+                ON CONFLICT (requester, addressee) DO NOTHING
+                """)
+        }
+    }
+
+    /// Writes ride logs and counts them on the leaderboards by the ride log's own rule
+    /// (``tally(_:_:)``), in transactions of `chunk` rides; each user's rides in the order they
+    /// were ridden (a coaster's first ride of a period is a credit). Badges are not awarded, nor
+    /// visits or cooldowns checked: for loading a generated world or an export.
+    ///
+    /// The logs are written first, their ids in the order given, then tallied as logs with those
+    /// ids: a log's earlier rides are those with lower ids, the same ones the SpatiaLite store
+    /// finds by tallying each ride before writing it. Takes the settler's lock and the ride logs'
+    /// (``PostgresLock/settling``, ``PostgresLock/rideLogs``): the chunk counts its own logs and
+    /// marks them settled, and no settler may count them again.
+    public func bulkLogRides(_ rides: [BulkRide], chunk: Int, progress: (@Sendable (String) -> Void)? = nil) async throws {
+        try await self.writeInChunks(rides, of: chunk, "ride logs", progress: progress) { tx, slice in
+            try await tx.lock(.settling)
+            try await tx.lock(.rideLogs)
+            let ids = try await tx.rows("""
+                INSERT INTO ride_logs (user_id, ride_id, ridden_at)
+                SELECT r.user_id, r.ride_id, r.ridden_at
+                FROM unnest(\(slice.map(\.user.rawValue))::bigint[], \(slice.map(\.ride.id.rawValue))::text[],
+                            \(slice.map(\.at.timeIntervalSince1970))::float8[]) WITH ORDINALITY AS r(user_id, ride_id, ridden_at, n)
+                ORDER BY r.n
+                RETURNING id
+                """).map { try $0.decode(Int64.self) }.sorted()
+            // Identities are handed out in the order the rows are inserted: the smallest id is the first ride.
+            let logs = zip(ids, slice).map { id, ride in
+                TallyLog(id: id, user: ride.user, ride: ride.ride.id, park: ride.ride.park, isCoaster: ride.ride.type == .coaster,
+                         at: ride.at.timeIntervalSince1970)
+            }
+            try await Self.tally(logs, tx)
+            try await Self.markTalliesSettled(tx)
+        }
+    }
+
+    /// Writes messages in the order given (their ids follow it), in transactions of `chunk`
+    /// messages. Friendships are not checked, nor anyone told: for loading a generated world or
+    /// an export.
+    public func bulkSendMessages(_ messages: [BulkMessage], chunk: Int, progress: (@Sendable (String) -> Void)? = nil) async throws {
+        try await self.writeInChunks(messages, of: chunk, "messages", progress: progress) { tx, slice in
+            try await tx.run("""
+                INSERT INTO messages (sender, recipient, body, sent_at, read_at)
+                SELECT m.sender, m.recipient, m.body, m.sent_at, m.read_at
+                FROM unnest(\(slice.map(\.sender.rawValue))::bigint[], \(slice.map(\.recipient.rawValue))::bigint[],
+                            \(slice.map(\.body))::text[], \(slice.map(\.sentAt.timeIntervalSince1970))::float8[],
+                            \(NullableArray(slice.map { $0.readAt?.timeIntervalSince1970 }))::float8[])
+                     WITH ORDINALITY AS m(sender, recipient, body, sent_at, read_at, n)
+                ORDER BY m.n
+                """)
+        }
+    }
+
+    /// Writes `items` in transactions of `chunk`, each by `write`, reporting "`what` n/total"
+    /// after each.
+    private func writeInChunks<Item: Sendable>(_ items: [Item], of chunk: Int, _ what: String, progress: (@Sendable (String) -> Void)?,
+                                               _ write: @escaping @Sendable (PostgresTransaction, ArraySlice<Item>) async throws -> Void) async throws {
+        for start in stride(from: 0, to: items.count, by: max(chunk, 1)) {
+            let end = min(start + max(chunk, 1), items.count)
+            let slice = items[start..<end]
+            try await self.unbounded { tx in try await write(tx, slice) }
+            progress?("\(what) \(end)/\(items.count)")
+        }
+    }
+}
+
+extension PostgresStore {
+    /// Runs `body` in a transaction on one pooled connection with neither the store's deadline nor
+    /// the server's statement and idle timeouts: for work whose size is the database's (a bulk
+    /// load, loading every user, a dump that shares the transaction's snapshot), never a request's.
+    func unbounded<T: Sendable>(begin: PostgresQuery = "BEGIN",
+                                _ body: @escaping @Sendable (PostgresTransaction) async throws -> T) async throws -> T {
+        try await self.client.withConnection { connection in
+            let tx = PostgresTransaction(connection: connection, logger: self.logger)
+            try await tx.run(begin)
+            let value: T
+            do {
+                try await tx.run("""
+                    SELECT set_config('statement_timeout', '0', true), set_config('idle_in_transaction_session_timeout', '0', true)
+                    """)
+                value = try await body(tx)
+            } catch {
+                // The connection goes back to the pool: it must not carry the aborted transaction.
+                do { try await tx.run("ROLLBACK") } catch { try? await connection.close() }
+                throw error
+            }
+            do {
+                try await tx.run("COMMIT")
+            } catch {
+                try? await tx.run("ROLLBACK")
+                throw error
+            }
+            return value
+        }
+    }
+}

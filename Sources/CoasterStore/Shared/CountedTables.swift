@@ -1,0 +1,8 @@
+/// The tables whose row counts compare a backup with its source (``BackupStore/tableCounts()``):
+/// the parks loaded and every table that holds users' writes, the same names on both stores.
+enum CountedTables {
+    static let names = [
+        "parks", "zones", "rides", "users", "sessions", "friendships", "fixes", "transitions", "visits", "ride_logs",
+        "wait_reports", "status_reports", "posted_waits", "photos", "tallies", "badges", "messages",
+    ]
+}

@@ -1,0 +1,50 @@
+import CoasterCore
+@testable import CoasterStore
+import CoasterTestSupport
+import Foundation
+import Testing
+
+/// What only the PostgreSQL store has: its server checks, its migrations, its locks.
+@Suite("PostgreSQL store", .enabled(if: TestDatabase.kind == .postgres))
+struct PostgresStoreTests {
+    @Test func opensOnPostGISAndReopensWithoutMigratingTwice() async throws {
+        let t = try await TemporaryStore()
+        defer { t.remove() }
+        let versions = try await t.store.versions()
+        #expect(versions["postgis"]?.hasPrefix("3.") == true, "\(versions)")
+        #expect((versions["postgresql"].flatMap { Int($0.prefix(while: \.isNumber)) } ?? 0) >= 15, "\(versions)")
+        _ = try await t.store.replaceParks([try Parks.definition("kings-island")])
+        let reopened = try await TestDatabase.open(in: t.directory)
+        defer { try? reopened.close() }
+        #expect(try await reopened.parkSummaries().map(\.id) == ["kings-island"])
+        #expect(try await t.sql.int("SELECT count(*) FROM schema_migrations") == PostgresSchema.migrations.count)
+    }
+
+    /// A database a newer CoasterLife migrated is refused with a sentence, not half understood.
+    @Test func aDatabaseOfANewerVersionIsRefused() async throws {
+        let t = try await TemporaryStore()
+        defer { t.remove() }
+        try await t.sql.execute("INSERT INTO schema_migrations (identifier, applied_at) VALUES ('2099-01-01 from the future', 0)")
+        let error = await #expect(throws: StoreError.self) { _ = try await TestDatabase.open(in: t.directory) }
+        #expect(String(describing: error).contains("2099-01-01 from the future"), "\(String(describing: error))")
+        #expect(String(describing: error).contains("newer CoasterLife"))
+    }
+
+    /// Users' locks serialise what a use case reads, decides and writes for them: requests between
+    /// two people sent both ways at once end as one friendship, whichever way they raced.
+    @Test func requestsBothWaysAtOnceMakeOneFriendship() async throws {
+        let t = try await TemporaryStore()
+        defer { t.remove() }
+        for round in 0..<10 {
+            let a = try await t.store.createUser(username: "a\(round)", displayName: "A", passwordHash: "x", role: .member).id
+            let b = try await t.store.createUser(username: "b\(round)", displayName: "B", passwordHash: "x", role: .member).id
+            async let one = t.store.requestFriend(from: a, to: "b\(round)")
+            async let two = t.store.requestFriend(from: b, to: "a\(round)")
+            _ = try await (one, two)
+            let rows = try await t.sql.ints("SELECT count(*) FROM friendships WHERE (requester = ? AND addressee = ?) OR (requester = ? AND addressee = ?)",
+                                            [a.rawValue, b.rawValue, b.rawValue, a.rawValue])
+            #expect(rows == [1], "round \(round)")
+            #expect(try await t.store.friends(of: a).map(\.user.id) == [b], "round \(round)")
+        }
+    }
+}
