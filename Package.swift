@@ -131,6 +131,7 @@ let package = Package(
             dependencies: [
                 "CoasterStore",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Tests/CoasterTestSupport",

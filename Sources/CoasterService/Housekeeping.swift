@@ -51,7 +51,13 @@ public final class Housekeeping: ServiceLifecycle.Service, Sendable {
             group.addTask {
                 while !Task.isCancelled {
                     try await Task.sleep(for: self.revocationPoll)
-                    do { try await self.applyRevocations() } catch { self.logger.warning("reading revocations failed", metadata: ["error": "\(error)"]) }
+                    do {
+                        try await self.applyRevocations()
+                    } catch is CancellationError {
+                        return  // stopping: a store call that waits (PostgreSQL's) ends with the task
+                    } catch {
+                        self.logger.warning("reading revocations failed", metadata: ["error": "\(error)"])
+                    }
                 }
             }
             group.addTask {
@@ -61,6 +67,8 @@ public final class Housekeeping: ServiceLifecycle.Service, Sendable {
                         try await self.settleTallies()
                         // Revocations are kept a day: every process has read them long before.
                         if round % 60 == 0 { try await self.store.pruneRevocations(olderThan: 24 * 3600) }
+                    } catch is CancellationError {
+                        return
                     } catch {
                         self.logger.warning("settling the leaderboards failed", metadata: ["error": "\(error)"])
                     }

@@ -518,15 +518,14 @@ struct StartupTests {
         #expect(!FileManager.default.fileExists(atPath: url))
     }
 
-    /// A PostgreSQL server that is not there stops the start at once with a sentence naming it,
-    /// rather than after the pool's minute of retries, and nothing is created locally.
+    /// A PostgreSQL server that is not there stops the start with a sentence naming it: the
+    /// store's first connection is its own, which fails at once (a pooled one would retry for a
+    /// minute and end as "unavailable"), and nothing is created locally.
     @Test func anUnreachablePostgreSQLServerIsReportedAtOnce() async throws {
         let url = "postgres://coaster:secret@127.0.0.1:1/coasterlife?sslmode=disable"
-        let start = ContinuousClock.now
         let error = await #expect(throws: StoreError.self) {
             _ = try await Service.open(ServiceConfiguration(database: url), logger: Logger(label: "test"))
         }
-        #expect(ContinuousClock.now - start < .seconds(5))
         let text = String(describing: error)
         #expect(text.contains("cannot reach PostgreSQL at 127.0.0.1:1"), "\(text)")
         #expect(!text.contains("secret"), "the password is never shown: \(text)")

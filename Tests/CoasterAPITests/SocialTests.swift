@@ -118,7 +118,7 @@ struct PhotoTests {
     @Test func sharedBytesUploadedAndDeletedAtOnceKeepTheirFile() async throws {
         try await TestService.withService { service, client in
             let people = [try await client.register("ann"), try await client.register("bob")]
-            let store = service.sqlite
+            let store = service.service.store
             let problems = try await withThrowingTaskGroup(of: [String].self) { group in
                 for person in people {
                     group.addTask {
@@ -127,7 +127,7 @@ struct PhotoTests {
                             let photo = try json(try await Self.upload(client, "coaster.png", as: person).body)
                             let id = try #require(photo["id"] as? Int)
                             let sha = try #require(try await store.photo(Int64(id), viewer: UserID(rawValue: person.id))).sha256
-                            let file = store.photoURL(sha, .png)
+                            let file = PhotoFiles.url(sha, .png, under: store.photoDirectory)
                             if !FileManager.default.fileExists(atPath: file.path) { problems.append("\(person.username), round \(round): no file") }
                             #expect(try await client.send(.delete, "/v1/photos/\(id)", as: person).status == .noContent)
                         }

@@ -27,7 +27,7 @@ struct TestService {
          clock: TestClock? = nil, configure: (inout ServerConfiguration) -> Void = { _ in }) async throws {
         self.directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("coasterlife-api-\(UUID().uuidString)")
         var configuration = ServerConfiguration(ServiceConfiguration(
-            database: try TestDatabase.location(in: self.directory, kind: store),
+            database: try await TestDatabase.location(in: self.directory, kind: store),
             seedParksDirectory: Self.repoRoot.appendingPathComponent("data/parks").path, accounts: accounts, location: location),
             host: "127.0.0.1", port: port)
         configuration.photoDirectory = self.directory.appendingPathComponent("photos").path

@@ -4,23 +4,24 @@ import Foundation
 /// GPS fixes, the visits and transitions they make, check-ins and ride logs.
 public protocol FixStore: Sendable {
     /// Decides and records a batch of fixes for one user: read the previous state, decide each fix
-    /// (in recorded-time order), write fixes, transitions, visits and the new state. The batch is
-    /// one savepoint of a transaction shared with other users' batches queued meanwhile
-    /// (``GroupCommit``); it returns after that transaction commits. Results come back in the
-    /// batch's order.
+    /// (in recorded-time order), write fixes, transitions, visits and the new state. It returns
+    /// after the batch has committed; results come back in the batch's order. (SpatiaLite commits
+    /// a batch as one savepoint of a transaction shared with other users' batches queued meanwhile,
+    /// ``GroupCommit``; PostgreSQL commits each batch on its own connection.)
     func recordFixes(
         user: UserID, _ fixes: [IncomingFix], source: FixSource, visitTimeout: TimeInterval, decide: @escaping FixDecider
     ) async throws -> FixBatch
 
-    /// The same, calling `completion` after the commit (on the writer's thread) instead of
-    /// returning: for callers that are not tasks (``GroupCommit/write(_:completion:)``).
+    /// The same, calling `completion` after the commit instead of returning: for callers that are
+    /// not tasks (the fast lane). SpatiaLite calls it on the writer's thread
+    /// (``GroupCommit/write(_:completion:)``); PostgreSQL from a task of its own.
     func recordFixes(
         user: UserID, _ fixes: [IncomingFix], source: FixSource, visitTimeout: TimeInterval, decide: @escaping FixDecider,
         completion: @escaping @Sendable (Result<FixBatch, any Error>) -> Void
     )
 
     /// Transactions that wrote fix batches so far, and the batches they carried (their ratio is the
-    /// mean group size of the group commit).
+    /// mean group size of SpatiaLite's group commit; on PostgreSQL they are equal).
     var fixCommits: (transactions: Int, batches: Int) { get }
 
     /// The user's latest accepted fix, if any.

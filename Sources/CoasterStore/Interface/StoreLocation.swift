@@ -48,7 +48,7 @@ public struct StoreLocationError: Error, Equatable, Sendable, CustomStringConver
 }
 
 /// A PostgreSQL database, from a URL in libpq's form:
-/// `postgres://user[:password]@host[:port]/database[?sslmode=disable|prefer|require&host=/socket/dir&pool=N&connect_timeout=S]`.
+/// `postgres://user[:password]@host[:port]/database[?sslmode=disable|prefer|require&host=/socket/dir&pool=N&pool_timeout=S&connect_timeout=S]`.
 ///
 /// `host=` as a query item names a directory holding the server's unix socket (as libpq reads it);
 /// the password may also come from `PGPASSWORD`.
@@ -67,6 +67,9 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     public var poolSize: Int
     /// How long opening one connection may take, seconds.
     public var connectTimeout: Int
+    /// How long a use case may wait for a connection of the pool, seconds, before it is answered
+    /// as unavailable (`503`).
+    public var poolTimeout: Int
     /// PostgreSQL schema to create and use (`search_path`), for tests that share one database.
     public var schema: String?
 
@@ -92,6 +95,7 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         self.tls = .prefer
         self.poolSize = 16
         self.connectTimeout = 5
+        self.poolTimeout = 10
         self.unixSocketPath = nil
         self.schema = nil
         for item in components.queryItems ?? [] {
@@ -113,6 +117,9 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
             case "connect_timeout":
                 guard let n = Int(value), (1...300).contains(n) else { throw fail("connect_timeout=\(value) must be whole seconds from 1 to 300") }
                 self.connectTimeout = n
+            case "pool_timeout":
+                guard let n = Int(value), (1...600).contains(n) else { throw fail("pool_timeout=\(value) must be whole seconds from 1 to 600") }
+                self.poolTimeout = n
             case "schema":
                 guard !value.isEmpty, value.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }), value.first!.isLetter else {
                     throw fail("schema=\(value) must be letters, digits and underscores")
@@ -121,7 +128,7 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
             case "application_name":
                 break
             default:
-                throw fail("unknown parameter '\(item.name)' (known: sslmode, host, pool, connect_timeout, schema)")
+                throw fail("unknown parameter '\(item.name)' (known: sslmode, host, pool, pool_timeout, connect_timeout, schema)")
             }
         }
     }

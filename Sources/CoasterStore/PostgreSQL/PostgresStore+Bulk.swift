@@ -135,34 +135,3 @@ extension PostgresStore: BulkStore {
         }
     }
 }
-
-extension PostgresStore {
-    /// Runs `body` in a transaction on one pooled connection with neither the store's deadline nor
-    /// the server's statement and idle timeouts: for work whose size is the database's (a bulk
-    /// load, loading every user, a dump that shares the transaction's snapshot), never a request's.
-    func unbounded<T: Sendable>(begin: PostgresQuery = "BEGIN",
-                                _ body: @escaping @Sendable (PostgresTransaction) async throws -> T) async throws -> T {
-        try await self.client.withConnection { connection in
-            let tx = PostgresTransaction(connection: connection, logger: self.logger)
-            try await tx.run(begin)
-            let value: T
-            do {
-                try await tx.run("""
-                    SELECT set_config('statement_timeout', '0', true), set_config('idle_in_transaction_session_timeout', '0', true)
-                    """)
-                value = try await body(tx)
-            } catch {
-                // The connection goes back to the pool: it must not carry the aborted transaction.
-                do { try await tx.run("ROLLBACK") } catch { try? await connection.close() }
-                throw error
-            }
-            do {
-                try await tx.run("COMMIT")
-            } catch {
-                try? await tx.run("ROLLBACK")
-                throw error
-            }
-            return value
-        }
-    }
-}

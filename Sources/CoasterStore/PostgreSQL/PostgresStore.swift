@@ -26,8 +26,8 @@ public final class PostgresStore: Sendable {
     public let location: PostgresLocation
     /// Where photo files live (a directory every node of a deployment shares).
     public let photoDirectory: URL
-    /// How long one use case may take, waiting for a connection included, before the store gives
-    /// up with ``StoreUnavailable``.
+    /// How long one use case may wait for a connection before the store gives up with
+    /// ``StoreUnavailable`` (`?pool_timeout=`).
     let deadline: Duration
     let fixCommitCounts = Mutex((transactions: 0, batches: 0))
 
@@ -45,16 +45,13 @@ public final class PostgresStore: Sendable {
     /// Connects, checks the server (reachable, PostgreSQL 15 or later, PostGIS 3), migrates, and
     /// opens the pool. Every failure is a ``StoreError/cannotOpen(path:reason:)`` whose reason says
     /// what to do.
-    /// - Parameters:
-    ///   - photoDirectory: where photo files are kept.
-    ///   - deadline: how long one use case may take.
-    public static func open(_ location: PostgresLocation, photoDirectory: URL, deadline: Duration = .seconds(10),
+    /// - Parameter photoDirectory: where photo files are kept.
+    public static func open(_ location: PostgresLocation, photoDirectory: URL,
                             now: @escaping @Sendable () -> Date = Date.init) async throws -> PostgresStore {
         var logger = Logger(label: "coasterlife.postgres")
         logger.logLevel = .critical
         do {
             try await Self.prepare(location, logger: logger)
-            try FileManager.default.createDirectory(at: photoDirectory, withIntermediateDirectories: true)
         } catch let error as StoreError {
             throw error
         } catch {
@@ -63,7 +60,7 @@ public final class PostgresStore: Sendable {
         let client = PostgresClient(configuration: Self.clientConfiguration(location), backgroundLogger: logger)
         let running = Task { await client.run() }
         return PostgresStore(client: client, running: running, logger: logger, location: location,
-                             photoDirectory: photoDirectory, deadline: deadline, now: now)
+                             photoDirectory: photoDirectory, deadline: .seconds(location.poolTimeout), now: now)
     }
 
     /// Closes the pool; the store must not be used afterwards.

@@ -120,6 +120,19 @@ extension PostgresStore {
         }
     }
 
+    /// Runs `body` in a transaction on one pooled connection with neither the store's deadline nor
+    /// the server's statement and idle timeouts: for work whose size is the database's (a bulk
+    /// load, loading every user, a dump that shares the transaction's snapshot), never a request's.
+    func unbounded<T: Sendable>(begin: PostgresQuery = "BEGIN",
+                                _ body: @escaping @Sendable (PostgresTransaction) async throws -> T) async throws -> T {
+        try await self.once(begin: begin, leased: Leased()) { tx in
+            try await tx.run("""
+                SELECT set_config('statement_timeout', '0', true), set_config('idle_in_transaction_session_timeout', '0', true)
+                """)
+            return try await body(tx)
+        }
+    }
+
     private func once<T: Sendable>(begin: PostgresQuery, leased: Leased,
                                    _ body: @escaping @Sendable (PostgresTransaction) async throws -> T) async throws -> T {
         try await self.client.withConnection { connection in
