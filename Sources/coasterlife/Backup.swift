@@ -28,7 +28,7 @@ struct Backup: AsyncParsableCommand {
         defer { try? store.close() }
         print("Backing up \(self.database.shown) to \(self.destination)…")
         let summary = try await store.backup(to: self.destination)
-        print(String(format: "Wrote %@ (%.1f MB, integrity ok) and %d photo files in %.2f s.", summary.path,
+        print(String(format: "Wrote %@ (%.1f MB, checked) and %d photo files in %.2f s.", summary.path,
                      Double(summary.bytes) / 1e6, summary.photos, summary.seconds))
         if summary.photosLeftOut > 0 {
             print("Left out \(summary.photosLeftOut) photo(s) deleted while the backup ran: their files were gone before they could be copied.")

@@ -32,7 +32,7 @@ struct DatabaseOptions: ParsableArguments {
     }
 
     /// The database for messages: a PostgreSQL password is never shown.
-    var shown: String { (try? StoreLocation(self.database).description) ?? self.database }
+    var shown: String { (try? StoreLocation(self.database).description) ?? StoreLocation.redacted(self.database) }
 }
 
 /// Defaults from the environment: every `serve` option has a `COASTERLIFE_…` variable; a flag wins.

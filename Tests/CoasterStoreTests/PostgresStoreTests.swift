@@ -47,4 +47,37 @@ struct PostgresStoreTests {
             #expect(try await t.store.friends(of: a).map(\.user.id) == [b], "round \(round)")
         }
     }
+
+    /// The leaderboards' counts are kept by statement triggers that sum a statement's tallies by
+    /// count row: after tallies inserted, upserted, moved, deleted and cascaded away with their
+    /// users, every count equals what the tallies say, and none is left at zero.
+    @Test func countsFollowEveryTallyWrittenMovedAndDeleted() async throws {
+        let t = try await TemporaryStore()
+        defer { t.remove() }
+        try await t.sql.addRiders(1...300)
+        let statements = [
+            "INSERT INTO tallies (metric, scope, period, user_id, value, reached_at) SELECT 'rides', 'global', 'all', g, 1 + g % 3, 1795000000 + g * 7.5 FROM generate_series(1, 300) g",
+            """
+            INSERT INTO tallies AS t (metric, scope, period, user_id, value, reached_at) SELECT 'rides', 'global', 'all', g, 9, 1795000100 FROM generate_series(1, 150) g
+            ON CONFLICT (metric, scope, period, user_id) DO UPDATE SET value = t.value + excluded.value, reached_at = excluded.reached_at
+            """,
+            "INSERT INTO tallies (metric, scope, period, user_id, value, reached_at) VALUES ('rides', 'park:x', 'all', 1, 1, -90)",
+            "DELETE FROM tallies WHERE user_id % 5 = 0",
+            "DELETE FROM users WHERE id % 7 = 0",
+            "UPDATE tallies SET reached_at = reached_at + 3600 WHERE user_id % 11 = 0",
+        ]
+        let differing = """
+            WITH want AS (SELECT metric, scope, period, l.level, value, l.slot, count(*) AS riders
+                          FROM tallies t CROSS JOIN LATERAL tally_slots(t.reached_at) l GROUP BY 1, 2, 3, 4, 5, 6)
+            SELECT (SELECT count(*) FROM (SELECT * FROM want EXCEPT SELECT * FROM tally_counts) a)
+                 + (SELECT count(*) FROM (SELECT * FROM tally_counts EXCEPT SELECT * FROM want) b)
+            """
+        for statement in statements {
+            try await t.sql.execute(statement)
+            #expect(try await t.sql.int(differing) == 0, "after \(statement)")
+        }
+        #expect(try await t.sql.int("SELECT count(*) FROM tally_counts") ?? 0 > 0)
+        try await t.sql.execute("DELETE FROM tallies")
+        #expect(try await t.sql.int("SELECT count(*) FROM tally_counts") == 0)
+    }
 }

@@ -34,8 +34,9 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// `value` with anything between `//` and `@` (a user and password) hidden.
-    static func redacted(_ value: String) -> String {
+    /// `value` with anything between `//` and `@` (a user and password) hidden: a `--database`
+    /// value fit for a log line, whether or not it names a store.
+    public static func redacted(_ value: String) -> String {
         guard let slashes = value.range(of: "://"), let at = value[slashes.upperBound...].lastIndex(of: "@") else { return value }
         return value[..<slashes.upperBound] + "***" + value[at...]
     }

@@ -450,8 +450,12 @@ enum PostgresSchema {
         """
         CREATE INDEX messages_unread ON messages (recipient, read_at, sender)
         """,
-        // leaderboard counts (triggers)
-        // SQLite: WITHOUT ROWID table kept by three triggers that each run 4 upserts/deletes (levels 0–3).
+        // Leaderboard counts, kept by statement triggers. SQLite keeps them with row triggers (four
+        // upserts a tally row); here a statement's changes are summed by count row first, so that a
+        // settle or a bulk load that moves many riders of one value touches each count row once:
+        // row triggers updated the shared rows (level 0, one per value) once per tally row, each
+        // update a new version of the row in the same transaction, which made a 270,000-tally bulk
+        // load run for minutes.
         """
         CREATE TABLE tally_counts (
             metric text COLLATE "C" NOT NULL,
@@ -460,7 +464,7 @@ enum PostgresSchema {
             level smallint NOT NULL CHECK (level BETWEEN 0 AND 3),
             value bigint NOT NULL,
             slot bigint NOT NULL,
-            riders bigint NOT NULL CHECK (riders > 0),
+            riders bigint NOT NULL CHECK (riders >= 0),
             PRIMARY KEY (metric, scope, period, level, value, slot)
         )
         """,
@@ -471,44 +475,77 @@ enum PostgresSchema {
             LANGUAGE sql IMMUTABLE PARALLEL SAFE
             RETURN floor(greatest(reached, 0) / 60)::bigint
         """,
+        // The four slots a tally counts in: all time, its day, its hour, its minute.
         """
-        CREATE FUNCTION tally_counts_change(p_metric text, p_scope text, p_period text, p_value bigint,
-                                            p_reached double precision, p_delta integer) RETURNS void
-        LANGUAGE plpgsql AS $$
-        DECLARE
-            v_minute bigint := tally_minute(p_reached);
-            v_level smallint;
-            v_slot bigint;
-        BEGIN
-            FOR v_level, v_slot IN SELECT l, s FROM (VALUES (0::smallint, 0::bigint), (1, v_minute / 1440), (2, v_minute / 60), (3, v_minute)) x(l, s) LOOP
-                IF p_delta > 0 THEN
-                    INSERT INTO tally_counts AS c (metric, scope, period, level, value, slot, riders)
-                        VALUES (p_metric, p_scope, p_period, v_level, p_value, v_slot, 1)
-                        ON CONFLICT (metric, scope, period, level, value, slot) DO UPDATE SET riders = c.riders + 1;
-                ELSE
-                    -- The last rider of a slot takes its row away (a count of zero would stay forever).
-                    DELETE FROM tally_counts c WHERE c.metric = p_metric AND c.scope = p_scope AND c.period = p_period
-                        AND c.level = v_level AND c.value = p_value AND c.slot = v_slot AND c.riders = 1;
-                    UPDATE tally_counts c SET riders = c.riders - 1 WHERE c.metric = p_metric AND c.scope = p_scope
-                        AND c.period = p_period AND c.level = v_level AND c.value = p_value AND c.slot = v_slot;
-                END IF;
-            END LOOP;
-        END $$
+        CREATE FUNCTION tally_slots(reached double precision) RETURNS TABLE (level smallint, slot bigint)
+            LANGUAGE sql IMMUTABLE PARALLEL SAFE
+            AS $$ VALUES (0::smallint, 0::bigint), (1::smallint, tally_minute(reached) / 1440),
+                         (2::smallint, tally_minute(reached) / 60), (3::smallint, tally_minute(reached)) $$
+        """,
+        // Applies tally rows counted in (+1) or out (-1), summed by count row: existing rows move,
+        // new ones are inserted, and a row whose riders reach 0 goes (a count of zero would stay
+        // forever; it exists only between this function's two statements).
+        """
+        CREATE FUNCTION tally_counts_apply(m text[], s text[], p text[], v bigint[], r double precision[], d integer[]) RETURNS void
+        LANGUAGE sql AS $$
+            WITH counted AS (
+                SELECT c.metric, c.scope, c.period, l.level, c.value, l.slot, sum(c.delta)::bigint AS delta
+                FROM unnest(m, s, p, v, r, d) AS c(metric, scope, period, value, reached_at, delta)
+                    CROSS JOIN LATERAL tally_slots(c.reached_at) AS l
+                GROUP BY 1, 2, 3, 4, 5, 6
+                HAVING sum(c.delta) <> 0
+            ), moved AS (
+                UPDATE tally_counts t SET riders = t.riders + k.delta FROM counted k
+                WHERE (t.metric, t.scope, t.period, t.level, t.value, t.slot) = (k.metric, k.scope, k.period, k.level, k.value, k.slot)
+                RETURNING t.metric, t.scope, t.period, t.level, t.value, t.slot
+            )
+            INSERT INTO tally_counts (metric, scope, period, level, value, slot, riders)
+            SELECT k.metric, k.scope, k.period, k.level, k.value, k.slot, k.delta FROM counted k
+            WHERE NOT EXISTS (SELECT 1 FROM moved g
+                              WHERE (g.metric, g.scope, g.period, g.level, g.value, g.slot) = (k.metric, k.scope, k.period, k.level, k.value, k.slot));
+            DELETE FROM tally_counts t
+            USING (SELECT DISTINCT c.metric, c.scope, c.period, l.level, c.value, l.slot
+                   FROM unnest(m, s, p, v, r) AS c(metric, scope, period, value, reached_at) CROSS JOIN LATERAL tally_slots(c.reached_at) AS l) k
+            WHERE (t.metric, t.scope, t.period, t.level, t.value, t.slot) = (k.metric, k.scope, k.period, k.level, k.value, k.slot)
+                AND t.riders = 0
+        $$
         """,
         """
-        CREATE FUNCTION tallies_counted() RETURNS trigger LANGUAGE plpgsql AS $$
+        CREATE FUNCTION tallies_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
-            IF TG_OP IN ('UPDATE', 'DELETE') THEN
-                PERFORM tally_counts_change(OLD.metric, OLD.scope, OLD.period, OLD.value, OLD.reached_at, -1);
-            END IF;
-            IF TG_OP IN ('INSERT', 'UPDATE') THEN
-                PERFORM tally_counts_change(NEW.metric, NEW.scope, NEW.period, NEW.value, NEW.reached_at, 1);
-            END IF;
+            PERFORM tally_counts_apply(array_agg(metric), array_agg(scope), array_agg(period), array_agg(value), array_agg(reached_at), array_agg(1))
+                FROM new_rows;
             RETURN NULL;
         END $$
         """,
         """
-        CREATE TRIGGER tallies_counted AFTER INSERT OR UPDATE OR DELETE ON tallies FOR EACH ROW EXECUTE FUNCTION tallies_counted()
+        CREATE FUNCTION tallies_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            PERFORM tally_counts_apply(array_agg(metric), array_agg(scope), array_agg(period), array_agg(value), array_agg(reached_at), array_agg(-1))
+                FROM old_rows;
+            RETURN NULL;
+        END $$
+        """,
+        """
+        CREATE FUNCTION tallies_updated() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            PERFORM tally_counts_apply(array_agg(metric), array_agg(scope), array_agg(period), array_agg(value), array_agg(reached_at), array_agg(delta))
+                FROM (SELECT metric, scope, period, value, reached_at, 1 AS delta FROM new_rows
+                      UNION ALL SELECT metric, scope, period, value, reached_at, -1 FROM old_rows) AS c;
+            RETURN NULL;
+        END $$
+        """,
+        """
+        CREATE TRIGGER tallies_inserted AFTER INSERT ON tallies REFERENCING NEW TABLE AS new_rows
+            FOR EACH STATEMENT EXECUTE FUNCTION tallies_inserted()
+        """,
+        """
+        CREATE TRIGGER tallies_deleted AFTER DELETE ON tallies REFERENCING OLD TABLE AS old_rows
+            FOR EACH STATEMENT EXECUTE FUNCTION tallies_deleted()
+        """,
+        """
+        CREATE TRIGGER tallies_updated AFTER UPDATE ON tallies REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+            FOR EACH STATEMENT EXECUTE FUNCTION tallies_updated()
         """,
         // conversations (triggers)
         """
