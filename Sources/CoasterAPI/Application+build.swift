@@ -71,7 +71,9 @@ public func buildRouter(_ service: Service, trustedProxy: String? = nil) throws 
     LiveController(live: service.live, heartbeat: service.location.liveHeartbeat).addRoutes(to: members)
     members.addRoutes(NearbyController(people: service.people, fences: places, policy: service.location, rates: service.limiters.nearby,
                                        now: service.now).endpoints)
-    members.addRoutes(RidesController(store: service.store, policy: service.location).endpoints)
+    let challenges = Challenges(store: service.store, live: service.live, privacy: service.location.privacy, now: service.now)
+    members.addRoutes(RidesController(store: service.store, policy: service.location, challenges: challenges).endpoints)
+    members.addRoutes(ChallengesController(challenges: challenges, now: service.now).endpoints)
     router.addRoutes(OwnTracksController(store: service.store, fences: service.fences, sessions: service.sessions, people: service.people,
                                          recorder: service.fixRecorder, policy: service.location, rates: service.limiters.fixes,
                                          now: service.now).endpoints)
@@ -96,6 +98,8 @@ let serverName = "coasterlife"
 /// The application over an already opened service.
 public func buildApplication(_ configuration: ServerConfiguration, service: Service, logger: Logger) throws -> some ApplicationProtocol {
     let router = try buildRouter(service, trustedProxy: configuration.trustedProxy)
+    // The sweep that shows settled challenge progress tells the participants listening here.
+    service.housekeeping.pushChallengeMoves(to: service.live)
     let idleTimeout = TimeAmount.seconds(configuration.idleTimeout.components.seconds)
     // A refused WebSocket upgrade is answered with the route's answer (a 401 problem), not
     // hummingbird-websocket's bare 400.

@@ -7,7 +7,8 @@ import Synchronization
 
 /// The service's periodic work, run beside the server for as long as it runs: revocations read
 /// from the store and applied (every ``revocationPoll``), and ride logs counted on the
-/// leaderboards once they are older than the location time-to-live (every ``settlePeriod``).
+/// leaderboards and challenge progress shown to other participants once they are older than the
+/// location time-to-live, and the winners of challenges that are due fixed (every ``settlePeriod``).
 ///
 /// Each step is also a method of its own, so tests run it when they choose.
 public final class Housekeeping: ServiceLifecycle.Service, Sendable {
@@ -24,6 +25,8 @@ public final class Housekeeping: ServiceLifecycle.Service, Sendable {
     public static let revocationBatch = 1000
     /// The last revocation applied.
     private let seen: Mutex<Int64>
+    /// Where the settled challenge progress is pushed (``pushChallengeMoves(to:)``); `nil`: nowhere.
+    private let live = Mutex<Live?>(nil)
 
     public init(store: any Store, sessions: Sessions, privacy: LocationPrivacy, now: @escaping @Sendable () -> Date, logger: Logger,
          startingAfter seq: Int64, revocationPoll: Duration = .seconds(1), settlePeriod: Duration = .seconds(60)) {
@@ -72,6 +75,13 @@ public final class Housekeeping: ServiceLifecycle.Service, Sendable {
                     } catch {
                         self.logger.warning("settling the leaderboards failed", metadata: ["error": "\(error)"])
                     }
+                    do {
+                        try await self.settleChallenges()
+                    } catch is CancellationError {
+                        return
+                    } catch {
+                        self.logger.warning("settling the challenges failed", metadata: ["error": "\(error)"])
+                    }
                     round += 1
                     try await Task.sleep(for: self.settlePeriod)
                 }
@@ -101,5 +111,40 @@ public final class Housekeeping: ServiceLifecycle.Service, Sendable {
         let cutoff = self.now().addingTimeInterval(-self.privacy.timeToLive)
         // A full batch may have left more behind it.
         while try await self.store.settleTallies(through: cutoff, limit: Self.settleBatch) == Self.settleBatch {}
+    }
+
+    /// Pushes the progress the challenge sweep shows to the participants listening on `live`
+    /// (setting it again replaces it).
+    public func pushChallengeMoves(to live: Live) {
+        self.live.withLock { $0 = live }
+    }
+
+    /// Challenge credits shown in one settling transaction, and challenges finalized in one.
+    public static let challengeSettleBatch = 2_000
+    public static let challengeFinalizeBatch = 100
+    /// Batches one sweep takes at most of each: what is left waits for the next sweep, so that a
+    /// backlog never holds the loop (or the writer) for long.
+    public static let challengeBatchesPerSweep = 50
+
+    /// Shows every challenge credit now older than the location time-to-live to the other
+    /// participants (pushing who moved), then fixes the winners of the challenges that are due:
+    /// both in bounded batches.
+    public func settleChallenges() async throws {
+        let cutoff = self.now().addingTimeInterval(-self.privacy.timeToLive)
+        for _ in 0..<Self.challengeBatchesPerSweep {
+            let moves = try await self.store.settleChallengeCredits(through: cutoff, limit: Self.challengeSettleBatch)
+            if moves.isEmpty { break }
+            if let live = self.live.withLock({ $0 }) {
+                do {
+                    try await live.challengesMoved(moves, store: self.store)
+                } catch {
+                    // Shown is shown: a read for a push that failed loses the push, not the progress.
+                    self.logger.warning("pushing settled challenge progress failed", metadata: ["error": "\(error)"])
+                }
+            }
+        }
+        for _ in 0..<Self.challengeBatchesPerSweep {
+            if try await self.store.finalizeChallenges(limit: Self.challengeFinalizeBatch).count < Self.challengeFinalizeBatch { break }
+        }
     }
 }

@@ -211,6 +211,9 @@ public enum LiveMessage {
     case status(RideStatusChange)
     /// Too many rides changed status at once to send each: read the park's board again.
     case board(park: ParkID, name: String, changedRides: Int, at: Date)
+    /// A participant's progress and rank in a challenge: `own`, as they see it themselves; else as
+    /// everyone else sees it (counted progress once older than the location time-to-live).
+    case challenge(ChallengeMove, own: Bool)
 
     public var json: String {
         var object: [String: Any]
@@ -241,6 +244,10 @@ public enum LiveMessage {
             if let source = change.current.source { object["source"] = source.rawValue }
         case .board(let park, let name, let changedRides, let at):
             object = ["type": "board", "park": ["id": park.rawValue, "name": name], "changedRides": changedRides, "at": at.formatted(.iso8601)]
+        case .challenge(let move, let own):
+            object = ["type": "challenge", "challenge": ["id": move.challenge, "name": move.name],
+                      "user": ["id": move.user.id.rawValue, "username": move.user.username, "displayName": move.user.displayName],
+                      "progress": own ? move.progress : move.shownProgress, "rank": own ? move.rank : move.shownRank]
         case .transition(let user, let event, let park, let name, let at):
             object = ["type": "transition", "user": Self.user(user), "event": event.rawValue, "park": ["id": park.rawValue, "name": name],
                       "at": at.formatted(.iso8601)]
@@ -257,5 +264,43 @@ public enum LiveMessage {
         var object: [String: Any] = ["id": p.id, "name": p.name]
         if let kind = p.kind { object["kind"] = kind.rawValue }
         return object
+    }
+}
+
+extension Live {
+    /// Whether `user` has a live connection now.
+    public func isListening(_ user: UserID) -> Bool {
+        self.connections.withLock { $0[user] != nil }
+    }
+
+    /// The users with a live connection now.
+    public var listeningUsers: [UserID] {
+        self.connections.withLock { Array($0.keys) }
+    }
+
+    /// Progress moved in challenges (an entry, or credits the settling sweep showed): to each mover
+    /// their own progress and rank; to every other participant listening, the mover's progress and
+    /// rank as everyone sees them. One store read per challenge, and none when no one listens.
+    public func challengesMoved(_ moves: [ChallengeMove], store: any ChallengeStore) async throws {
+        guard !moves.isEmpty else { return }
+        self.ownProgress(moves)
+        let listening = self.listeningUsers
+        guard !listening.isEmpty else { return }
+        var byChallenge: [Int64: [ChallengeMove]] = [:]
+        for move in moves { byChallenge[move.challenge, default: []].append(move) }
+        for (challenge, moved) in byChallenge.sorted(by: { $0.key < $1.key }) {
+            let members = try await store.challengeMembers(challenge, among: listening)
+            for move in moved {
+                let message = LiveMessage.challenge(move, own: false).json
+                for member in members where member != move.user.id { self.send(message, to: member) }
+            }
+        }
+    }
+
+    /// Each mover's own progress and rank, to their own connections only.
+    public func ownProgress(_ moves: [ChallengeMove]) {
+        for move in moves where self.isListening(move.user.id) {
+            self.send(LiveMessage.challenge(move, own: true).json, to: move.user.id)
+        }
     }
 }

@@ -143,10 +143,57 @@ struct AuthorizationMatrixTests {
         Row(method: .post, path: "/v1/messages/{userId}", body: { _, _ in ["body": "hello"] },
             outcomes: only([.friend], .ok(.created), else: .problem(.notFound, .notFriends))),
         Row(method: .post, path: "/v1/messages/{userId}/read", outcomes: members(.noContent)),
+        // Challenges: the target's private one, to which only the friend is invited (see
+        // ``targetChallenge``); to anyone else it does not exist.
+        Row(method: .post, path: "/v1/challenges", body: { _, _ in
+                ["name": "Laps", "unit": "rides", "start": Date().formatted(.iso8601), "end": Date().addingTimeInterval(86_400).formatted(.iso8601)]
+            }, outcomes: members(.created)),
+        Row(method: .get, path: "/v1/challenges", outcomes: members(.ok)),
+        Row(method: .get, path: "/v1/challenges/search", outcomes: members(.ok)),
+        Row(method: .get, path: "/v1/challenges/trending", outcomes: members(.ok)),
+        Row(method: .get, path: "/v1/challenges/{challengeId}", outcomes: invitedOnly(.ok(.ok))),
+        Row(method: .patch, path: "/v1/challenges/{challengeId}", body: { _, _ in ["name": "Renamed"] },
+            outcomes: invitedOnly(.problem(.forbidden, .forbidden))),
+        Row(method: .delete, path: "/v1/challenges/{challengeId}", outcomes: invitedOnly(.problem(.forbidden, .forbidden))),
+        Row(method: .post, path: "/v1/challenges/{challengeId}/invitations", body: { _, _ in ["userIds": [1]] },
+            outcomes: invitedOnly(.problem(.forbidden, .forbidden))),
+        Row(method: .post, path: "/v1/challenges/{challengeId}/join", outcomes: invitedOnly(.ok(.ok))),
+        Row(method: .post, path: "/v1/challenges/{challengeId}/decline", outcomes: invitedOnly(.ok(.noContent))),
+        Row(method: .delete, path: "/v1/challenges/{challengeId}/members/me", outcomes: invitedOnly(.problem(.conflict, .challengeRefused))),
+        Row(method: .get, path: "/v1/challenges/{challengeId}/ranking", outcomes: invitedOnly(.ok(.ok))),
+        Row(method: .post, path: "/v1/challenges/{challengeId}/entries", body: { _, _ in ["amount": 1] },
+            outcomes: invitedOnly(.problem(.conflict, .challengeRefused))),
+        // The entry is the target's: no one else's to delete.
+        Row(method: .delete, path: "/v1/challenges/{challengeId}/entries/{entryId}", outcomes: invitedOnly(.problem(.notFound, .noSuchEntry))),
+        Row(method: .get, path: "/v1/challenges/{challengeId}/gallery", outcomes: invitedOnly(.ok(.ok))),
+        Row(method: .put, path: "/v1/challenges/{challengeId}/like", outcomes: invitedOnly(.ok(.ok))),
+        Row(method: .delete, path: "/v1/challenges/{challengeId}/like", outcomes: invitedOnly(.ok(.ok))),
         Row(method: .put, path: "/v1/admin/parks/{parkId}",
             rawBody: { ByteBuffer(bytes: try Data(contentsOf: TestService.repoRoot.appendingPathComponent("data/parks/cedar-point.geojson"))) },
             outcomes: only([.admin], .ok(.ok), else: .problem(.forbidden, .forbidden))),
     ]
+
+    /// The friend (invited to the target's private challenge) gets `friend`; everyone else but
+    /// the anonymous 404 `no-such-challenge`.
+    static func invitedOnly(_ friend: Outcome) -> [Actor: Outcome] {
+        only([.friend], friend, else: .problem(.notFound, .noSuchChallenge))
+    }
+
+    /// The target's private custom challenge, started, with an entry of theirs; `invitee` invited.
+    /// Returns the challenge's and the entry's ids.
+    static func targetChallenge(_ target: TestUser, inviting invitee: TestUser?, _ client: some TestClientProtocol) async throws -> (Int, Int) {
+        let created = try await client.send(.post, "/v1/challenges", as: target, json: [
+            "name": "Funnel cakes", "unit": "custom", "unitLabel": "funnel cakes",
+            "start": Date().addingTimeInterval(-60).formatted(.iso8601), "end": Date().addingTimeInterval(86_400).formatted(.iso8601),
+        ])
+        let id = try #require(try json(created.body)["id"] as? Int, "\(String(buffer: created.body))")
+        if let invitee {
+            #expect(try await client.send(.post, "/v1/challenges/\(id)/invitations", as: target, json: ["userIds": [invitee.id]]).status == .ok)
+        }
+        let entry = try await client.send(.post, "/v1/challenges/\(id)/entries", as: target, json: ["amount": 1])
+        let entryID = try #require((try json(entry.body)["entry"] as? [String: Any])?["id"] as? Int, "\(String(buffer: entry.body))")
+        return (id, entryID)
+    }
 
     /// A photo owned by the target, for the photo routes.
     static func targetPhoto(_ target: TestUser, _ client: some TestClientProtocol) async throws -> Int {
@@ -183,7 +230,13 @@ struct AuthorizationMatrixTests {
                 case .blocked: _ = try await client.send(.put, "/v1/blocks/\(caller!.id)", as: target)
                 default: break
                 }
+                var challenge = (0, 0)
+                if row.path.contains("{challengeId}") {
+                    challenge = try await Self.targetChallenge(target, inviting: actor == .friend ? caller : nil, client)
+                }
                 let uri = row.path
+                    .replacingOccurrences(of: "{challengeId}", with: String(challenge.0))
+                    .replacingOccurrences(of: "{entryId}", with: String(challenge.1))
                     .replacingOccurrences(of: "{userId}", with: String(target.id))
                     .replacingOccurrences(of: "{parkId}", with: "cedar-point")
                     .replacingOccurrences(of: "{rideId}", with: "cedar-point.millennium-force")

@@ -52,6 +52,10 @@ struct QueryPlanTests {
             ("WITH RECURSIVE seen(park)", "SCAN seen", "the parks a user visited, found one by one on an index"),
             ("SELECT count(*) FROM (SELECT 1 FROM visits", "SCAN (subquery", "a reporter's first two visits, a range of an index"),
             ("SELECT DISTINCT sha256, format FROM photos", "SCAN photos", "every photo file: a backup, or the sweep at start"),
+            ("SELECT source, source_id AS id, amount, at", "USE TEMP B-TREE FOR ORDER BY",
+             "a member's newest 50 counted items in one challenge: their credits (logs and visits of its window) and entries (at most 1,000)"),
+            ("WITH recent(challenge_id, n)", "SCAN r", "trending: one row a challenge joined or liked since a time (a week)"),
+            ("WITH recent(challenge_id, n)", "USE TEMP B-TREE FOR ORDER BY", "trending: by a score of recent joins and likes, which no index holds"),
             // Planned, not run: SQLite searches a parent's children only when its key changes, and an
             // upsert of a park never changes its id (with a million photos tagged with a park, its
             // re-import took 0.07-0.08 s, as without them).

@@ -85,6 +85,32 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
                 fatalError("the plain fix reader reads a body otherwise than the decoder")
             }
         }
+    case "challenge-body":
+        // Each challenge body's decoder and checks: whatever they pass, the rules pass too, and
+        // the pointer finder stays within the bytes at any offset.
+        let data = Data(bytes)
+        let rules = ChallengeRules()
+        let now = Date(timeIntervalSince1970: 1_795_000_000)
+        if let body = try? JSONDecoding.decode(NewChallengeBody.self, from: data), case .success(let draft) = body.draft(rules: rules, now: now) {
+            guard rules.violations(draft, now: now).isEmpty, draft.unit.name == body.unit else {
+                fatalError("a challenge body passed that the rules refuse")
+            }
+        }
+        if let patch = try? JSONDecoding.decode(ChallengePatchBody.self, from: data), case .success(let change) = patch.change() {
+            guard change.name != nil || change.description != nil || change.end else { fatalError("an empty patch passed") }
+        }
+        if let invite = try? JSONDecoding.decode(InvitationsBody.self, from: data), case .success(let users) = invite.users(rules: rules) {
+            guard (1...rules.maximumInvitees).contains(users.count), Set(users).count == users.count else { fatalError("invitees passed unchecked") }
+        }
+        if let entry = try? JSONDecoding.decode(ChallengeEntryBody.self, from: data), case .success(let checked) = entry.checked(rules: rules) {
+            guard checked.amount.isFinite, checked.amount > 0, checked.amount <= rules.largestAmount else { fatalError("an amount passed unchecked") }
+        }
+        if let pointer = ChallengeBodies.member(before: size == 0 ? 0 : Int(bytes[0]) * size / 256 + 1, in: bytes) {
+            // By bytes: a name may begin with a combining mark, which joins the slash in one Character.
+            guard pointer.utf8.first == UInt8(ascii: "/"), pointer.utf8.count <= 2 * size + 1 else {
+                fatalError("a member pointer that is no pointer to these bytes: \(pointer)")
+            }
+        }
     default:
         fatalError("unknown FUZZ_TARGET \(target)")
     }

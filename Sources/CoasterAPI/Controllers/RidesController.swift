@@ -10,6 +10,8 @@ import Hummingbird
 struct RidesController {
     let store: any Store
     let policy: LocationPolicy
+    /// Told of each committed log, for the rider's live challenge progress.
+    let challenges: Challenges
 
     var endpoints: RouteCollection<AppRequestContext> {
         let routes = RouteCollection(context: AppRequestContext.self)
@@ -43,6 +45,7 @@ struct RidesController {
                                             policy: self.policy.rideLogs, statusRules: self.policy.statusRules,
                                             estimator: self.policy.estimator) {
         case .success(let (entry, count)):
+            await self.challenges.rideLogged(entry.id, by: me.id)
             return EditedResponse(status: .created, response: RideLoggedResponse(log: RideLogWire(entry), count: count))
         case .failure(.notCheckedIn):
             var p = Problem(.rideRefused, status: .unprocessableContent, title: "Ride not logged",

@@ -40,6 +40,10 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             return Problem(unavailable)
         case let error as DecodingError:
             return Self.problem(decoding: error)
+        case let error as ChallengeError:
+            return Problem(error)
+        case let refusal as ChallengeBodyRefusal:
+            return Problem(refusal)
         case let rejection as ImportRejection:
             if rejection.issues.count == 1, let issue = rejection.issues.first, issue.feature == nil, issue.pointer.isEmpty {
                 return Problem(.malformedBody, status: .badRequest, title: "Malformed request body", detail: issue.reason)

@@ -25,6 +25,10 @@ extension ProblemType {
     public static let noSuchPhoto = Self(rawValue: "no-such-photo")
     public static let photoTagNotVisited = Self(rawValue: "photo-tag-not-visited")
     public static let storeUnavailable = Self(rawValue: "store-unavailable")
+    public static let invalidChallenge = Self(rawValue: "invalid-challenge")
+    public static let noSuchChallenge = Self(rawValue: "no-such-challenge")
+    public static let challengeRefused = Self(rawValue: "challenge-refused")
+    public static let noSuchEntry = Self(rawValue: "no-such-entry")
 
     /// Every kind of problem this service answers with; the OperationsAndSecurity article (docs:
     /// "Errors") lists the same.
@@ -32,7 +36,7 @@ extension ProblemType {
         .invalidParkFile, .invalidField, .usernameTaken, .invalidCredentials, .noSuchUser, .cannotBefriendSelf, .noPendingRequest,
         .notFriends, .notBlocked, .friendLimit, .noSuchRide, .checkinRefused, .rideRefused, .rideCooldown, .nearbyRefused,
         .reportRefused, .invalidPostedWaits, .invalidPhoto, .noSuchPhoto, .photoTagNotVisited,
-        .storeUnavailable,
+        .storeUnavailable, .invalidChallenge, .noSuchChallenge, .challengeRefused, .noSuchEntry,
     ]
 }
 

@@ -9,13 +9,17 @@ public struct RiderFacts: Hashable, Sendable {
     public var mostRidesOfOneRide: Int
     /// Distinct rides ridden.
     public var distinctRides: Int
+    /// Challenges whose winners included the rider.
+    public var challengesWon: Int
 
-    public init(totalRides: Int = 0, coasterCredits: Int = 0, parksVisited: Int = 0, mostRidesOfOneRide: Int = 0, distinctRides: Int = 0) {
+    public init(totalRides: Int = 0, coasterCredits: Int = 0, parksVisited: Int = 0, mostRidesOfOneRide: Int = 0, distinctRides: Int = 0,
+                challengesWon: Int = 0) {
         self.totalRides = totalRides
         self.coasterCredits = coasterCredits
         self.parksVisited = parksVisited
         self.mostRidesOfOneRide = mostRidesOfOneRide
         self.distinctRides = distinctRides
+        self.challengesWon = challengesWon
     }
 }
 
@@ -30,7 +34,7 @@ public struct Badge: Hashable, Sendable, Identifiable {
     public let threshold: Int
 
     public enum Fact: Sendable {
-        case totalRides, coasterCredits, parksVisited, mostRidesOfOneRide, distinctRides
+        case totalRides, coasterCredits, parksVisited, mostRidesOfOneRide, distinctRides, challengesWon
 
         func value(_ f: RiderFacts) -> Int {
             switch self {
@@ -39,6 +43,7 @@ public struct Badge: Hashable, Sendable, Identifiable {
             case .parksVisited: f.parksVisited
             case .mostRidesOfOneRide: f.mostRidesOfOneRide
             case .distinctRides: f.distinctRides
+            case .challengesWon: f.challengesWon
             }
         }
     }
@@ -63,6 +68,7 @@ public struct Badge: Hashable, Sendable, Identifiable {
         Badge(id: "same-ride-10", title: "Marathon", description: "Ride the same ride ten times.", fact: .mostRidesOfOneRide, threshold: 10),
         Badge(id: "rides-100", title: "Frequent Rider", description: "Log 100 rides.", fact: .totalRides, threshold: 100),
         Badge(id: "distinct-25", title: "Variety Pack", description: "Ride 25 different rides.", fact: .distinctRides, threshold: 25),
+        Badge(id: "challenge-won", title: "Champion", description: "Win a challenge among friends.", fact: .challengesWon, threshold: 1),
     ]
 
     public static func named(_ id: String) -> Badge? { Self.all.first { $0.id == id } }

@@ -38,6 +38,7 @@ extension PostgresStore: BadgeStore {
     /// triggers on `ride_logs`): one row a ride they have ridden, not one a ride log. The parks
     /// visited are found one after the other on the index of visits by user and park, one search
     /// a park, however many visits there were (a count of the distinct parks read every visit).
+    /// The challenges won are a range of `challenge_wins`, which holds winners only.
     private static func badgeRecord(_ user: UserID, _ tx: PostgresTransaction) async throws -> BadgeRecord {
         let row = try await tx.one("""
             SELECT coalesce(sum(c.rides), 0)::bigint, count(*), count(CASE WHEN r.type = 'coaster' THEN 1 END),
@@ -49,16 +50,18 @@ extension PostgresStore: BadgeStore {
                         FROM seen WHERE seen.park IS NOT NULL
                     )
                     SELECT count(park) FROM seen),
+                   (SELECT count(*) FROM challenge_members WHERE user_id = \(user.rawValue) AND won),
                    ARRAY(SELECT badge_id FROM badges WHERE user_id = \(user.rawValue) ORDER BY badge_id),
                    ARRAY(SELECT earned_at FROM badges WHERE user_id = \(user.rawValue) ORDER BY badge_id)
             FROM ride_counts c JOIN rides r ON r.id = c.ride_id WHERE c.user_id = \(user.rawValue)
             """)
-        let (total, distinct, credits, most, parks, badgeIDs, earnedAt) = try row.decode((Int, Int, Int, Int, Int, [String], [Double]).self)
+        let (total, distinct, credits, most, parks, won, badgeIDs, earnedAt) =
+            try row.decode((Int, Int, Int, Int, Int, Int, [String], [Double]).self)
         var earned: [String: Date] = [:]
         for (badge, at) in zip(badgeIDs, earnedAt) { earned[badge] = Date(timeIntervalSince1970: at) }
         return BadgeRecord(
             facts: RiderFacts(totalRides: total, coasterCredits: credits, parksVisited: parks, mostRidesOfOneRide: most,
-                              distinctRides: distinct),
+                              distinctRides: distinct, challengesWon: won),
             earned: earned)
     }
 }

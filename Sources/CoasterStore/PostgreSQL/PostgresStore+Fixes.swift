@@ -121,10 +121,17 @@ extension PostgresStore: FixStore {
         if !stored.isEmpty {
             let write = FixBatchWrite(user: user, receivedAt: now.timeIntervalSince1970, source: source, plan: plan,
                                       state: state == known.state ? nil : state)
-            let inserted = try await tx.preparedRows(write).first ?? 0
-            guard inserted == stored.count else {
+            let written = try await tx.preparedRows(write).first ?? FixBatchWritten(fixes: 0, opened: [])
+            guard written.fixes == stored.count else {
                 // Only this transaction writes the user's fixes while it holds their lock.
-                throw PostgresStoreFault("a fix batch meant to store \(stored.count) fixes and stored \(inserted)")
+                throw PostgresStoreFault("a fix batch meant to store \(stored.count) fixes and stored \(written.fixes)")
+            }
+            // A visit opened counts towards the user's challenges (rare: a batch that opens none
+            // pays nothing for them).
+            for visit in written.opened {
+                try await Self.creditChallenges(
+                    user: user, evidence: .visit(id: visit.id, park: visit.park, at: Date(timeIntervalSince1970: visit.enteredAt)),
+                    at: visit.enteredAt, now: now, tx)
             }
         }
         return RecordedBatch(batch: FixBatch(results: results.map { $0! }, state: state, visits: plan.openVisitEvidence),
@@ -168,6 +175,7 @@ extension PostgresStore: FixStore {
                     INSERT INTO visits (user_id, park_id, how, entered_at, last_evidence_at)
                     VALUES (\(user.rawValue), \(park.rawValue), 'explicit', \(t), \(t)) RETURNING id
                     """).decode(Int64.self)
+                try await Self.creditChallenges(user: user, evidence: .visit(id: id, park: park, at: now), at: t, now: now, tx)
                 try await Self.awardBadges(user, at: now, tx)
                 return .created(Visit(id: id, park: park, how: .explicit, enteredAt: now, leftAt: nil))
             }
@@ -237,6 +245,10 @@ extension PostgresStore: FixStore {
                 VALUES (\(user.rawValue), \(rideID.rawValue), \(visit.id), \(t), \(evidence.rawValue)) RETURNING id
                 """).decode(Int64.self)
             let entry = RideLogEntry(id: id, ride: rideID, rideName: ride.name, park: ride.park, riddenAt: now, evidence: evidence)
+            // Every active challenge of the rider, in this transaction: a log never commits uncounted.
+            try await Self.creditChallenges(
+                user: user, evidence: .rideLog(id: id, ride: rideID, park: ride.park, isCoaster: ride.type == .coaster, evidence: evidence, at: now),
+                at: t, now: now, tx)
             try await Self.awardBadges(user, at: now, tx)
             // `ride_counts` is kept by a trigger on `ride_logs`: read after the insert's statement.
             let count = try await tx.first("SELECT rides FROM ride_counts WHERE user_id = \(user.rawValue) AND ride_id = \(rideID.rawValue)")
@@ -788,7 +800,7 @@ private struct FixBatchRead: PostgresPreparedStatement {
 /// arrays in the order the SpatiaLite store inserts the rows (so ids rise in the same order):
 /// the fixes (returning their places, which the transitions join to find their fix's id), the
 /// transitions, the visits opened and those changed, the new state (`$27`: whether it changed),
-/// the measured waits and the badges. Returns how many fixes it inserted.
+/// the measured waits and the badges. Returns how many fixes it inserted and the visits it opened.
 private struct FixBatchWrite: PostgresPreparedStatement {
     static let name = "coasterlife_fix_batch_write"
     static let sql = """
@@ -813,6 +825,7 @@ private struct FixBatchWrite: PostgresPreparedStatement {
             FROM unnest($20::text[], $21::float8[], $22::float8[], $23::float8[])
                 WITH ORDINALITY AS u(park_id, entered_at, left_at, last_evidence_at, n)
             ORDER BY u.n
+            RETURNING id, park_id, entered_at
         ), changed AS (
             UPDATE visits v SET left_at = u.left_at, last_evidence_at = u.last_evidence_at
             FROM unnest($24::bigint[], $25::float8[], $26::float8[]) AS u(id, left_at, last_evidence_at)
@@ -833,9 +846,10 @@ private struct FixBatchWrite: PostgresPreparedStatement {
             SELECT $1, u.badge_id, u.earned_at FROM unnest($39::text[], $40::float8[]) AS u(badge_id, earned_at)
             ON CONFLICT (user_id, badge_id) DO NOTHING
         )
-        SELECT count(*) FROM f
+        SELECT (SELECT count(*) FROM f), ARRAY(SELECT id FROM opened ORDER BY id), ARRAY(SELECT park_id FROM opened ORDER BY id),
+               ARRAY(SELECT entered_at FROM opened ORDER BY id)
         """
-    typealias Row = Int
+    typealias Row = FixBatchWritten
 
     var user: UserID
     var receivedAt: Double
@@ -895,7 +909,14 @@ private struct FixBatchWrite: PostgresPreparedStatement {
         return b
     }
 
-    func decodeRow(_ row: PostgresRow) throws -> Int {
-        try row.decode(Int.self)
+    func decodeRow(_ row: PostgresRow) throws -> FixBatchWritten {
+        let (fixes, ids, parks, enteredAt) = try row.decode((Int, [Int64], [String], [Double]).self)
+        return FixBatchWritten(fixes: fixes, opened: zip(ids, zip(parks, enteredAt)).map { ($0.0, ParkID(rawValue: $0.1.0), $0.1.1) })
     }
+}
+
+/// What a fix batch wrote: how many fixes, and the visits it opened (by id).
+private struct FixBatchWritten {
+    var fixes: Int
+    var opened: [(id: Int64, park: ParkID, enteredAt: Double)]
 }

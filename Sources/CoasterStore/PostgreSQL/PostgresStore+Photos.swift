@@ -125,14 +125,28 @@ extension PostgresStore: PhotoStore {
         }
     }
 
-    /// A photo `viewer` may see (theirs, or an accepted friend's), or `nil`: no such photo and a
-    /// photo they may not see are one answer. One snapshot for the photo and the friendship.
+    /// A photo `viewer` may see (theirs, an accepted friend's, or the proof of an entry in a
+    /// challenge they may see), or `nil`: no such photo and a photo they may not see are one
+    /// answer. One snapshot for the photo and what lets the viewer see it.
     public func photo(_ id: Int64, viewer: UserID) async throws -> Photo? {
         try await self.read { tx in
-            guard let photo = try await tx.first("SELECT \(unescaped: Self.photoColumns) FROM photos WHERE id = \(id)").map(Self.photo),
-                  try await Self.isSelfOrFriend(photo.owner, of: viewer, tx) else { return nil }
-            return photo
+            guard let photo = try await tx.first("SELECT \(unescaped: Self.photoColumns) FROM photos WHERE id = \(id)").map(Self.photo)
+            else { return nil }
+            if try await Self.isSelfOrFriend(photo.owner, of: viewer, tx) { return photo }
+            return try await Self.isVisibleProof(id, viewer: viewer, tx) ? photo : nil
         }
+    }
+
+    /// Whether a photo is the proof of an entry in a challenge the viewer may see (public, or
+    /// they are a member or invited): the gallery shows it to them, so its bytes must load.
+    private static func isVisibleProof(_ id: Int64, viewer: UserID, _ tx: PostgresTransaction) async throws -> Bool {
+        try await tx.one("""
+            SELECT EXISTS (
+                SELECT 1 FROM challenge_entries e JOIN challenges c ON c.id = e.challenge_id
+                WHERE e.photo_id = \(id) AND (c.visibility = 'public' OR EXISTS (
+                    SELECT 1 FROM challenge_members m
+                    WHERE m.challenge_id = c.id AND m.user_id = \(viewer.rawValue) AND m.state IN ('member', 'invited'))))
+            """).decode(Bool.self)
     }
 
     /// The bytes of a stored photo.

@@ -4,5 +4,6 @@ enum CountedTables {
     static let names = [
         "parks", "zones", "rides", "users", "sessions", "friendships", "fixes", "transitions", "visits", "ride_logs",
         "wait_reports", "status_reports", "posted_waits", "photos", "tallies", "badges", "messages",
+        "challenges", "challenge_members", "challenge_credits", "challenge_entries", "challenge_likes",
     ]
 }

@@ -613,6 +613,122 @@ enum Migrations {
                 """)
         }
 
+        migrator.registerMigration("2026-11-28 challenges") { db in
+            // Challenges among friends (``ChallengeStore``). Each member row carries its progress
+            // twice: everything counted (the member's own view) and what everyone else may see
+            // (``ChallengeRules/shownAt(_:timeToLive:)``), so a ranking page is a range of one index.
+            // `ends_at` copies the challenge's end into the member row so that a ride log finds its
+            // rider's active challenges on one index. Credits are unique per piece of evidence and
+            // per distinct thing counted, so nothing counts twice.
+            try db.execute(sql: """
+                CREATE TABLE challenges (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    author_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    name TEXT NOT NULL,
+                    description TEXT NOT NULL,
+                    unit TEXT NOT NULL,
+                    unit_label TEXT,
+                    ride_id TEXT REFERENCES rides(id),
+                    target REAL,
+                    start_at REAL NOT NULL,
+                    end_at REAL NOT NULL,
+                    final_at REAL NOT NULL,
+                    visibility TEXT NOT NULL CHECK (visibility IN ('public', 'private')),
+                    evidence TEXT NOT NULL CHECK (evidence IN ('in-park', 'at-ride')),
+                    created_at REAL NOT NULL,
+                    finalized_at REAL,
+                    participants INTEGER NOT NULL DEFAULT 0 CHECK (participants >= 0),
+                    likes INTEGER NOT NULL DEFAULT 0 CHECK (likes >= 0)
+                );
+                CREATE INDEX challenges_due ON challenges(final_at) WHERE finalized_at IS NULL;
+                CREATE INDEX challenges_by_author ON challenges(author_id);
+                CREATE INDEX challenges_public ON challenges(participants DESC, id DESC) WHERE visibility = 'public' AND finalized_at IS NULL;
+                CREATE TABLE challenge_parks (
+                    challenge_id INTEGER NOT NULL REFERENCES challenges(id) ON DELETE CASCADE,
+                    park_id TEXT NOT NULL REFERENCES parks(id),
+                    position INTEGER NOT NULL,
+                    PRIMARY KEY (challenge_id, park_id)
+                );
+                CREATE INDEX challenge_parks_by_park ON challenge_parks(park_id, challenge_id);
+                CREATE TABLE challenge_members (
+                    challenge_id INTEGER NOT NULL REFERENCES challenges(id) ON DELETE CASCADE,
+                    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    state TEXT NOT NULL CHECK (state IN ('invited', 'member', 'declined')),
+                    invited_at REAL,
+                    joined_at REAL,
+                    ends_at REAL NOT NULL,
+                    progress REAL NOT NULL DEFAULT 0,
+                    reached_at REAL NOT NULL DEFAULT 0,
+                    shown_progress REAL NOT NULL DEFAULT 0,
+                    shown_reached_at REAL NOT NULL DEFAULT 0,
+                    won INTEGER NOT NULL DEFAULT 0,
+                    PRIMARY KEY (challenge_id, user_id)
+                );
+                CREATE INDEX challenge_members_active ON challenge_members(user_id, ends_at) WHERE state = 'member';
+                CREATE INDEX challenge_members_by_user ON challenge_members(user_id, state, challenge_id);
+                CREATE INDEX challenge_ranking ON challenge_members(challenge_id, shown_progress DESC, shown_reached_at, user_id) WHERE state = 'member';
+                CREATE INDEX challenge_joins ON challenge_members(joined_at) WHERE state = 'member';
+                CREATE INDEX challenge_wins ON challenge_members(user_id, challenge_id) WHERE won = 1;
+                -- A final challenge's winners, read with every view of it.
+                CREATE INDEX challenge_winners ON challenge_members(challenge_id, user_id) WHERE won = 1;
+                CREATE TABLE challenge_credits (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    challenge_id INTEGER NOT NULL,
+                    user_id INTEGER NOT NULL,
+                    source TEXT NOT NULL CHECK (source IN ('ride-log', 'visit')),
+                    source_id INTEGER NOT NULL,
+                    distinct_key TEXT,
+                    amount REAL NOT NULL,
+                    at REAL NOT NULL,
+                    park_id TEXT,
+                    ride_id TEXT,
+                    evidence TEXT,
+                    shown INTEGER NOT NULL DEFAULT 0,
+                    UNIQUE (challenge_id, user_id, source, source_id),
+                    UNIQUE (challenge_id, user_id, distinct_key),
+                    FOREIGN KEY (challenge_id, user_id) REFERENCES challenge_members(challenge_id, user_id) ON DELETE CASCADE
+                );
+                CREATE INDEX challenge_credits_unshown ON challenge_credits(at, id) WHERE shown = 0;
+                CREATE INDEX challenge_credits_by_source ON challenge_credits(user_id, source, source_id);
+                CREATE TABLE challenge_entries (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    challenge_id INTEGER NOT NULL,
+                    user_id INTEGER NOT NULL,
+                    amount REAL NOT NULL CHECK (amount > 0),
+                    note TEXT,
+                    photo_id INTEGER REFERENCES photos(id) ON DELETE SET NULL,
+                    at REAL NOT NULL,
+                    FOREIGN KEY (challenge_id, user_id) REFERENCES challenge_members(challenge_id, user_id) ON DELETE CASCADE
+                );
+                CREATE INDEX challenge_entries_by_member ON challenge_entries(challenge_id, user_id, id);
+                CREATE INDEX challenge_gallery ON challenge_entries(challenge_id, id) WHERE photo_id IS NOT NULL;
+                CREATE INDEX challenge_entries_by_photo ON challenge_entries(photo_id) WHERE photo_id IS NOT NULL;
+                CREATE TABLE challenge_likes (
+                    challenge_id INTEGER NOT NULL REFERENCES challenges(id) ON DELETE CASCADE,
+                    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    at REAL NOT NULL,
+                    PRIMARY KEY (challenge_id, user_id)
+                );
+                CREATE INDEX challenge_likes_by_time ON challenge_likes(at);
+                -- Search by the words of name and description, kept by triggers (FTS5's external
+                -- content: the text lives once, in challenges). Only a change of the text rewrites
+                -- the index, not the counts that change on every join and like.
+                CREATE VIRTUAL TABLE challenges_fts USING fts5(
+                    name, description, content='challenges', content_rowid='id', tokenize='unicode61 remove_diacritics 0'
+                );
+                CREATE TRIGGER challenges_fts_insert AFTER INSERT ON challenges BEGIN
+                    INSERT INTO challenges_fts (rowid, name, description) VALUES (new.id, new.name, new.description);
+                END;
+                CREATE TRIGGER challenges_fts_delete AFTER DELETE ON challenges BEGIN
+                    INSERT INTO challenges_fts (challenges_fts, rowid, name, description) VALUES ('delete', old.id, old.name, old.description);
+                END;
+                CREATE TRIGGER challenges_fts_update AFTER UPDATE OF name, description ON challenges BEGIN
+                    INSERT INTO challenges_fts (challenges_fts, rowid, name, description) VALUES ('delete', old.id, old.name, old.description);
+                    INSERT INTO challenges_fts (rowid, name, description) VALUES (new.id, new.name, new.description);
+                END;
+                """)
+        }
+
         return migrator
     }
 }

@@ -7,9 +7,13 @@ extension SpatiaLiteStore {
     static func riderFacts(_ user: UserID, _ db: Database) throws -> RiderFacts {
         let row = try Row.fetchOne(db.cachedStatement(sql: Self.rideFacts), arguments: [user.rawValue])!
         let parks = try Int.fetchOne(db.cachedStatement(sql: Self.parksVisited), arguments: ["user": user.rawValue]) ?? 0
+        let won = try Int.fetchOne(db.cachedStatement(sql: Self.challengesWon), arguments: [user.rawValue]) ?? 0
         return RiderFacts(totalRides: row["total"], coasterCredits: row["credits"], parksVisited: parks, mostRidesOfOneRide: row["most"],
-                          distinctRides: row["distinct_rides"])
+                          distinctRides: row["distinct_rides"], challengesWon: won)
     }
+
+    /// How many challenges a rider won: a range of `challenge_wins`, which holds winners only.
+    static let challengesWon = "SELECT count(*) FROM challenge_members WHERE user_id = ? AND won = 1"
 
     /// How many parks a rider has visited: each park found after the last on the index of visits
     /// by user and park, one search a park, however many visits there were (a count of the

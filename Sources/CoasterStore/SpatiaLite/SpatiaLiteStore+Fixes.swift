@@ -74,7 +74,7 @@ extension SpatiaLiteStore {
             }
             let fixID = db.lastInsertedRowID
             if current { state = next }
-            try Self.apply(transitions, user: user, fixID: fixID, boards: boards, db)
+            try Self.apply(transitions, user: user, fixID: fixID, now: now, boards: boards, db)
             if current {
                 for park in state.parks {
                     try evidence.execute(arguments: [fix.recordedAt.timeIntervalSince1970, user.rawValue, park.rawValue])
@@ -127,6 +127,7 @@ extension SpatiaLiteStore {
                     INSERT INTO visits (user_id, park_id, how, entered_at, last_evidence_at) VALUES (?, ?, 'explicit', ?, ?)
                     """).execute(arguments: [user.rawValue, park.rawValue, now.timeIntervalSince1970, now.timeIntervalSince1970])
                 let id = db.lastInsertedRowID
+                try Self.creditChallenges(user: user, evidence: .visit(id: id, park: park, at: now), now: now, db)
                 try Self.awardBadges(user, at: now, db)
                 return .created(Visit(id: id, park: park, how: .explicit, enteredAt: now, leftAt: nil))
             }
@@ -189,6 +190,10 @@ extension SpatiaLiteStore {
             // Read the id before anything else inserts (a badge) and moves lastInsertedRowID.
             let entry = RideLogEntry(id: db.lastInsertedRowID, ride: rideID, rideName: ride.name, park: ride.park, riddenAt: now,
                                      evidence: evidence)
+            // Every active challenge of the rider, in this transaction: a log never commits uncounted.
+            try Self.creditChallenges(
+                user: user, evidence: .rideLog(id: entry.id, ride: rideID, park: ride.park, isCoaster: ride.type == .coaster, evidence: evidence, at: now),
+                now: now, db)
             try Self.awardBadges(user, at: now, db)
             let count = try Int.fetchOne(db.cachedStatement(sql: "SELECT rides FROM ride_counts WHERE user_id = ? AND ride_id = ?"),
                 arguments: [user.rawValue, rideID.rawValue]) ?? 0
@@ -344,8 +349,9 @@ extension SpatiaLiteStore {
         return .accepted(current: true, transitions: transitions)
     }
 
-    /// Writes transitions and the visits they open and close.
-    private static func apply(_ transitions: [Transition], user: UserID, fixID: Int64, boards: WaitBoards, _ db: Database) throws {
+    /// Writes transitions and the visits they open and close; a visit opened counts towards the
+    /// user's challenges (rare: the fixes that open none pay nothing for them).
+    private static func apply(_ transitions: [Transition], user: UserID, fixID: Int64, now: Date, boards: WaitBoards, _ db: Database) throws {
         let insert = try db.cachedStatement(sql: """
             INSERT INTO transitions (user_id, fix_id, event, park_id, zone_id, zone_kind, ride_id, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """)
@@ -365,6 +371,7 @@ extension SpatiaLiteStore {
                     try db.cachedStatement(sql: """
                         INSERT INTO visits (user_id, park_id, how, entered_at, last_evidence_at) VALUES (?, ?, 'automatic', ?, ?)
                         """).execute(arguments: [user.rawValue, t.park.rawValue, at, at])
+                    try Self.creditChallenges(user: user, evidence: .visit(id: db.lastInsertedRowID, park: t.park, at: t.at), now: now, db)
                     try Self.awardBadges(user, at: t.at, db)
                 }
             case .exit:

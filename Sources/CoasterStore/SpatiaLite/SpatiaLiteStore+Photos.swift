@@ -85,15 +85,28 @@ extension SpatiaLiteStore {
         }
     }
 
-    /// A photo `viewer` may see (theirs, or an accepted friend's), or `nil`: no such photo and a
-    /// photo they may not see are one answer. One read for the photo and the friendship.
+    /// A photo `viewer` may see (theirs, an accepted friend's, or the proof of an entry in a
+    /// challenge they may see), or `nil`: no such photo and a photo they may not see are one
+    /// answer. One read for the photo and what lets the viewer see it.
     public func photo(_ id: Int64, viewer: UserID) async throws -> Photo? {
         try await self.pool.read { db in
-            guard let photo = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM photos WHERE id = ?"), arguments: [id]).map(Self.photo),
-                  try Self.isSelfOrFriend(photo.owner, of: viewer, db) else { return nil }
+            guard let photo = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM photos WHERE id = ?"), arguments: [id]).map(Self.photo)
+            else { return nil }
+            guard try Self.isSelfOrFriend(photo.owner, of: viewer, db)
+                || Bool.fetchOne(db.cachedStatement(sql: Self.visibleProof), arguments: ["photo": id, "viewer": viewer.rawValue]) == true
+            else { return nil }
             return photo
         }
     }
+
+    /// Whether a photo is the proof of an entry in a challenge the viewer may see (public, or
+    /// they are a member or invited): the gallery shows it to them, so its bytes must load.
+    static let visibleProof = """
+        SELECT EXISTS (
+            SELECT 1 FROM challenge_entries e JOIN challenges c ON c.id = e.challenge_id
+            WHERE e.photo_id = :photo AND (c.visibility = 'public' OR EXISTS (
+                SELECT 1 FROM challenge_members m WHERE m.challenge_id = c.id AND m.user_id = :viewer AND m.state IN ('member', 'invited'))))
+        """
 
     /// The bytes of a stored photo.
     public func photoBytes(_ photo: Photo) throws -> Data {
