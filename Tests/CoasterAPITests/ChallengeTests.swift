@@ -211,6 +211,8 @@ struct ChallengeTests {
             #expect(try expectProblem(afterEnd, .conflict, .challengeRefused)["reason"] as? String == "ended")
             let badges = try json(try await client.get("/v1/me/badges", as: ann).body)
             #expect((badges["earned"] as? [[String: Any]])?.contains { $0["id"] as? String == "challenge-won" } == true)
+            #expect(try json(try await client.get("/v1/me/stats", as: ann).body)["challengesWon"] as? Int == 1)
+            #expect(try json(try await client.get("/v1/me/stats", as: bob).body)["challengesWon"] as? Int == 0)
 
             #expect(try await client.send(.post, "/v1/challenges/\(counted["id"] as? Int ?? 0)/join", as: bob).status.code == 404)
             #expect(try await client.send(.delete, "/v1/challenges/\(id)", as: ann).status == .noContent)

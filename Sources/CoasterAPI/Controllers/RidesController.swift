@@ -87,7 +87,6 @@ struct RidesController {
 
     @Sendable func stats(_ request: Request, context: AppRequestContext) async throws -> RiderStatsResponse {
         let s = try await self.store.riderStats(of: try context.requireIdentity().id)
-        return RiderStatsResponse(totalRides: s.totalRides, distinctRides: s.distinctRides, coasterCredits: s.coasterCredits,
-                                  parksVisited: s.parksVisited)
+        return RiderStatsResponse(s)
     }
 }

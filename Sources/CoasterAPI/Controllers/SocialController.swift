@@ -156,8 +156,7 @@ struct SocialController {
         let stats = page.stats
         return FriendProfileResponse(
             user: UserWire(page.summary), bio: page.bio, photo: page.photo.map { "/v1/photos/\($0)" },
-            stats: RiderStatsResponse(totalRides: stats.totalRides, distinctRides: stats.distinctRides, coasterCredits: stats.coasterCredits,
-                                      parksVisited: stats.parksVisited),
+            stats: RiderStatsResponse(stats),
             badges: page.badges.map { BadgeWire(badge: $0.badge, earnedAt: $0.earnedAt, progress: 1) })
     }
 

@@ -182,4 +182,13 @@ struct RiderStatsResponse: ResponseEncodable, Sendable {
     var distinctRides: Int
     var coasterCredits: Int
     var parksVisited: Int
+    var challengesWon: Int
+
+    init(_ s: RiderStats) {
+        self.totalRides = s.totalRides
+        self.distinctRides = s.distinctRides
+        self.coasterCredits = s.coasterCredits
+        self.parksVisited = s.parksVisited
+        self.challengesWon = s.challengesWon
+    }
 }

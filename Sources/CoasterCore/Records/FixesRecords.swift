@@ -94,18 +94,22 @@ public struct RiderStats: Hashable, Sendable {
     /// Distinct roller coasters ridden.
     public var coasterCredits: Int
     public var parksVisited: Int
+    /// Challenges the rider won (among those ranked first when the results became final).
+    public var challengesWon: Int
 
-    public init(totalRides: Int, distinctRides: Int, coasterCredits: Int, parksVisited: Int) {
+    public init(totalRides: Int, distinctRides: Int, coasterCredits: Int, parksVisited: Int, challengesWon: Int = 0) {
         self.totalRides = totalRides
         self.distinctRides = distinctRides
         self.coasterCredits = coasterCredits
         self.parksVisited = parksVisited
+        self.challengesWon = challengesWon
     }
 }
 
 extension RiderStats {
     /// The statistics among a rider's facts.
     public init(_ f: RiderFacts) {
-        self.init(totalRides: f.totalRides, distinctRides: f.distinctRides, coasterCredits: f.coasterCredits, parksVisited: f.parksVisited)
+        self.init(totalRides: f.totalRides, distinctRides: f.distinctRides, coasterCredits: f.coasterCredits, parksVisited: f.parksVisited,
+                  challengesWon: f.challengesWon)
     }
 }

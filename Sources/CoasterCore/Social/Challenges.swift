@@ -159,8 +159,13 @@ public struct Challenge: Hashable, Sendable {
         self.likes = likes
     }
 
+    /// Within a millisecond counts as reached: stored times make a round trip through seconds
+    /// since 1970, which can move them by a fraction of a microsecond, and a challenge ended "now"
+    /// must read as ended at that now.
     public func status(at now: Date) -> ChallengeStatus {
-        now < self.start ? .upcoming : now < self.end ? .ongoing : .completed
+        let slack = 0.001
+        if now.timeIntervalSince(self.start) < -slack { return .upcoming }
+        return now.timeIntervalSince(self.end) < -slack ? .ongoing : .completed
     }
 }
 
