@@ -6,7 +6,7 @@ import CoasterStore
 import Foundation
 import Synchronization
 
-/// Prepares a store for tools/bench/challenges (issue 47's benchmark): one public `rides`
+/// Prepares a store for tools/bench/challenges: one public `rides`
 /// challenge of `--participants` members whose progress was logged ride by ride, so that its
 /// ranking has ties and an order, and `--riders` riders on a visit to one park, each a member of
 /// `--challenges` active challenges that a log of its ride counts for, so that every ride log the
