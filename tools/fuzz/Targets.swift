@@ -107,7 +107,9 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         }
         if let pointer = ChallengeBodies.member(before: size == 0 ? 0 : Int(bytes[0]) * size / 256 + 1, in: bytes) {
             // By bytes: a name may begin with a combining mark, which joins the slash in one Character.
-            guard pointer.utf8.first == UInt8(ascii: "/"), pointer.utf8.count <= 2 * size + 1 else {
+            // At most three bytes a byte read: a byte that is not UTF-8 is named as U+FFFD (three
+            // bytes), and `~` and `/` are escaped as two.
+            guard pointer.utf8.first == UInt8(ascii: "/"), pointer.utf8.count <= 3 * size + 1 else {
                 fatalError("a member pointer that is no pointer to these bytes: \(pointer)")
             }
         }
