@@ -61,8 +61,10 @@ public func buildRouter(_ service: Service, trustedProxy: String? = nil) throws 
     let places = FencePlaces(service.fences)
     members.addRoutes(ParksController(store: service.store, fences: service.fences, places: places).endpoints)
     members.addRoutes(FriendsController(store: service.store, people: service.people, rates: service.limiters.friendRequests, now: service.now).endpoints)
+    let challenges = Challenges(store: service.store, live: service.live, privacy: service.location.privacy, now: service.now)
+    let lists = Lists(store: service.store, live: service.live, privacy: service.location.privacy, rules: service.listRules, now: service.now)
     members.addRoutes(FixesController(store: service.store, fences: service.fences, people: service.people, recorder: service.fixRecorder,
-                                      policy: service.location, rates: service.limiters.fixes).endpoints)
+                                      policy: service.location, rates: service.limiters.fixes, lists: lists).endpoints)
     members.addRoutes(WaitsController(store: service.store, reports: service.crowdReports, policy: service.location,
                                       now: service.now).endpoints)
     members.addRoutes(SocialController(store: service.store, people: service.people, live: service.live, policy: service.location,
@@ -71,15 +73,20 @@ public func buildRouter(_ service: Service, trustedProxy: String? = nil) throws 
     LiveController(live: service.live, heartbeat: service.location.liveHeartbeat).addRoutes(to: members)
     members.addRoutes(NearbyController(people: service.people, fences: places, policy: service.location, rates: service.limiters.nearby,
                                        now: service.now).endpoints)
-    let challenges = Challenges(store: service.store, live: service.live, privacy: service.location.privacy, now: service.now)
-    members.addRoutes(RidesController(store: service.store, policy: service.location, challenges: challenges).endpoints)
+    members.addRoutes(RidesController(store: service.store, policy: service.location, challenges: challenges, lists: lists).endpoints)
     members.addRoutes(ChallengesController(challenges: challenges, now: service.now).endpoints)
+    let catalog = CatalogController(store: service.store)
+    members.addRoutes(catalog.endpoints)
+    let listRoutes = ListsController(lists: lists, sharedReads: service.limiters.sharedLists)
+    members.addRoutes(listRoutes.endpoints)
+    router.addRoutes(listRoutes.publicEndpoints, atPath: "/v1")
     router.addRoutes(OwnTracksController(store: service.store, fences: service.fences, sessions: service.sessions, people: service.people,
                                          recorder: service.fixRecorder, policy: service.location, rates: service.limiters.fixes,
                                          now: service.now).endpoints)
 
     let admins = router.group("v1/admin").add(middleware: RequireAdmin())
     admins.addRoutes(AdminController(store: service.store, fences: service.fences, live: service.live, policy: service.location).endpoints)
+    admins.addRoutes(catalog.adminEndpoints)
     // Last: it wraps only the not-found responder.
     router.add(middleware: AllowedMethodsMiddleware(routes: router.routes))
     return router

@@ -42,6 +42,13 @@ public struct AllowedMethodsMiddleware<Context: RequestContext>: RouterMiddlewar
             if request.method == .options {
                 return Response(status: .noContent, headers: [.allow: allowed])
             }
+            // The route serves this method, yet the router did not reach it: a longer route's
+            // fixed segment took the path (`/v1/lists/following` is `/v1/lists/{listId}`'s
+            // shape, but the router follows `/v1/lists/following/changes`, which ends deeper).
+            // Not a method the path lacks, so no 405 that lists the method it refuses.
+            if allowed.split(separator: ", ").contains(Substring(request.method.rawValue)) {
+                return try await next(request, context)
+            }
             throw Problem.methodNotAllowed(request.method, path: request.uri.path, allowed: allowed)
         }
         return try await next(request, context)

@@ -71,6 +71,10 @@ public struct Problem: Error, HTTPResponseError, Sendable {
     public var errors: [BodyError] = []
     /// A stable reason code (e.g. `not_in_park`) for problems that have several causes.
     public var reason: String?
+    /// RFC 9457 extension members that are numbers a client acts on (`"limit": 1000`, the id of
+    /// the row a request collided with), written beside the standard ones. A name that is a
+    /// standard member's is not written.
+    public var numbers: [String: Int64] = [:]
     public var headers: HTTPFields = [:]
 
     public init(
@@ -122,11 +126,35 @@ public struct Problem: Error, HTTPResponseError, Sendable {
         var invalidParams: [InvalidParameter]?
         var errors: [BodyError]?
         var reason: String?
+        var numbers: [String: Int64]
 
         enum CodingKeys: String, CodingKey {
             case type, title, status, detail, instance, requestId, reason
             case invalidParams = "invalid-params"
             case errors
+        }
+
+        struct NumberKey: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(self.type, forKey: .type)
+            try c.encode(self.title, forKey: .title)
+            try c.encode(self.status, forKey: .status)
+            try c.encode(self.detail, forKey: .detail)
+            try c.encodeIfPresent(self.instance, forKey: .instance)
+            try c.encode(self.requestId, forKey: .requestId)
+            try c.encodeIfPresent(self.invalidParams, forKey: .invalidParams)
+            try c.encodeIfPresent(self.errors, forKey: .errors)
+            try c.encodeIfPresent(self.reason, forKey: .reason)
+            let standard = Set(["type", "title", "status", "detail", "instance", "requestId", "reason", "invalid-params", "errors"])
+            var extra = encoder.container(keyedBy: NumberKey.self)
+            for (name, value) in self.numbers where !standard.contains(name) { try extra.encode(value, forKey: NumberKey(stringValue: name)) }
         }
     }
 
@@ -149,7 +177,7 @@ public struct Problem: Error, HTTPResponseError, Sendable {
             type: self.type.uri, title: self.title, status: Int(self.status.code), detail: self.detail,
             instance: path, requestId: requestID,
             invalidParams: self.invalidParams.isEmpty ? nil : self.invalidParams,
-            errors: self.errors.isEmpty ? nil : self.errors, reason: self.reason)
+            errors: self.errors.isEmpty ? nil : self.errors, reason: self.reason, numbers: self.numbers)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(body)

@@ -8,7 +8,8 @@ import Synchronization
 /// The service's periodic work, run beside the server for as long as it runs: revocations read
 /// from the store and applied (every ``revocationPoll``), and ride logs counted on the
 /// leaderboards and challenge progress shown to other participants once they are older than the
-/// location time-to-live, and the winners of challenges that are due fixed (every ``settlePeriod``).
+/// location time-to-live, and the winners of challenges that are due fixed (every ``settlePeriod``),
+/// and list changes pushed to their followers once others may see them (every ``listPeriod``).
 ///
 /// Each step is also a method of its own, so tests run it when they choose.
 public final class Housekeeping: ServiceLifecycle.Service, Sendable {
@@ -21,15 +22,21 @@ public final class Housekeeping: ServiceLifecycle.Service, Sendable {
     /// process (a command-line role change, another node) keeps working here.
     public let revocationPoll: Duration
     public let settlePeriod: Duration
+    /// How often list changes that came due are delivered: a check made by a ride log or a visit
+    /// is shown to others a location time-to-live after it, and its followers hear of it within
+    /// this much of that.
+    public let listPeriod: Duration
     /// Revocations read at a time.
     public static let revocationBatch = 1000
     /// The last revocation applied.
     private let seen: Mutex<Int64>
-    /// Where the settled challenge progress is pushed (``pushChallengeMoves(to:)``); `nil`: nowhere.
+    /// Where the settled challenge progress and the due list changes are pushed
+    /// (``pushChallengeMoves(to:)``); `nil`: nowhere, and list changes stay undelivered.
     private let live = Mutex<Live?>(nil)
 
     public init(store: any Store, sessions: Sessions, privacy: LocationPrivacy, now: @escaping @Sendable () -> Date, logger: Logger,
-         startingAfter seq: Int64, revocationPoll: Duration = .seconds(1), settlePeriod: Duration = .seconds(60)) {
+         startingAfter seq: Int64, revocationPoll: Duration = .seconds(1), settlePeriod: Duration = .seconds(60),
+         listPeriod: Duration = .seconds(5)) {
         self.store = store
         self.sessions = sessions
         self.privacy = privacy
@@ -38,6 +45,7 @@ public final class Housekeeping: ServiceLifecycle.Service, Sendable {
         self.seen = Mutex(seq)
         self.revocationPoll = revocationPoll
         self.settlePeriod = settlePeriod
+        self.listPeriod = listPeriod
     }
 
     /// Runs until the service group shuts down (gracefully: the server's drain does not wait on it).
@@ -84,6 +92,18 @@ public final class Housekeeping: ServiceLifecycle.Service, Sendable {
                     }
                     round += 1
                     try await Task.sleep(for: self.settlePeriod)
+                }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    try await Task.sleep(for: self.listPeriod)
+                    do {
+                        try await self.deliverListChanges()
+                    } catch is CancellationError {
+                        return
+                    } catch {
+                        self.logger.warning("delivering list changes failed", metadata: ["error": "\(error)"])
+                    }
                 }
             }
             try await group.next()
@@ -146,5 +166,13 @@ public final class Housekeeping: ServiceLifecycle.Service, Sendable {
         for _ in 0..<Self.challengeBatchesPerSweep {
             if try await self.store.finalizeChallenges(limit: Self.challengeFinalizeBatch).count < Self.challengeFinalizeBatch { break }
         }
+    }
+
+    /// Delivers the list changes that came due (``ListRules/shownAt(_:privacy:)``) to their
+    /// followers listening where ``pushChallengeMoves(to:)`` set; with nowhere set, nothing is
+    /// delivered (a process that pushes to no one leaves them to one that does).
+    public func deliverListChanges() async throws {
+        guard let live = self.live.withLock({ $0 }) else { return }
+        try await Lists.deliver(store: self.store, privacy: self.privacy, now: self.now(), live: live)
     }
 }

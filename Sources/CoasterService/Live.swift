@@ -214,6 +214,8 @@ public enum LiveMessage {
     /// A participant's progress and rank in a challenge: `own`, as they see it themselves; else as
     /// everyone else sees it (counted progress once older than the location time-to-live).
     case challenge(ChallengeMove, own: Bool)
+    /// A change to a list the receiver follows, once others may see it (docs: Lists, "Live").
+    case listChange(ListChange)
 
     public var json: String {
         var object: [String: Any]
@@ -248,12 +250,27 @@ public enum LiveMessage {
             object = ["type": "challenge", "challenge": ["id": move.challenge, "name": move.name],
                       "user": ["id": move.user.id.rawValue, "username": move.user.username, "displayName": move.user.displayName],
                       "progress": own ? move.progress : move.shownProgress, "rank": own ? move.rank : move.shownRank]
+        case .listChange(let change):
+            object = Self.listChange(change)
+            object["type"] = "list-change"
         case .transition(let user, let event, let park, let name, let at):
             object = ["type": "transition", "user": Self.user(user), "event": event.rawValue, "park": ["id": park.rawValue, "name": name],
                       "at": at.formatted(.iso8601)]
         }
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
         return String(decoding: data, as: UTF8.self)
+    }
+
+    /// A list change as `GET /v1/lists/following/changes` writes one (the live message adds `type`).
+    public static func listChange(_ change: ListChange) -> [String: Any] {
+        var object: [String: Any] = [
+            "id": change.id, "kind": change.kind.rawValue, "list": ["id": change.list, "title": change.listTitle],
+            "owner": ["id": change.owner.id.rawValue, "username": change.owner.username, "displayName": change.owner.displayName],
+            "item": ["id": change.item, "kind": change.target.kind, "targetId": change.target.id, "name": change.itemName],
+            "at": change.at.formatted(.iso8601),
+        ]
+        if let source = change.source { object["how"] = source.rawValue }
+        return object
     }
 
     private static func user(_ p: PersonState) -> [String: Any] {
@@ -294,6 +311,17 @@ extension Live {
                 let message = LiveMessage.challenge(move, own: false).json
                 for member in members where member != move.user.id { self.send(message, to: member) }
             }
+        }
+    }
+
+    /// Changes that just became visible, each to its followers who listen here.
+    public func listChanges(_ deliveries: [ListChangeDelivery]) {
+        guard !deliveries.isEmpty else { return }
+        for delivery in deliveries {
+            let listening = delivery.followers.filter { self.isListening($0) }
+            guard !listening.isEmpty else { continue }
+            let message = LiveMessage.listChange(delivery.change).json
+            for follower in listening { self.send(message, to: follower) }
         }
     }
 

@@ -65,6 +65,9 @@ public struct RateLimits: Hashable, Sendable {
     public var leaderboards = RateLimit(perSecond: 2, burstSeconds: 15, minimumBurst: 30)
     /// Accounts one client address may register.
     public var registrations = RateLimit(perSecond: 1.0 / 60, burstSeconds: 300, minimumBurst: 5)
+    /// Shared-list reads (`GET /v1/shared-lists/{token}`, anyone may call it) one client address
+    /// may make: enough for a group opening a link, far too few to guess tokens by trying them.
+    public var sharedLists = RateLimit(perSecond: 1, burstSeconds: 60, minimumBurst: 30)
 
     public init() {}
 }
@@ -110,6 +113,7 @@ public struct Limiters: Sendable {
     public let friendRequests: RequestRates
     public let leaderboards: RequestRates
     public let registrations: RequestRates
+    public let sharedLists: RequestRates
 
     public init(_ limits: RateLimits, now: @escaping @Sendable () -> Date) {
         self.fixes = RequestRates(limits.fixes, now: now)
@@ -118,5 +122,6 @@ public struct Limiters: Sendable {
         self.friendRequests = RequestRates(limits.friendRequests, now: now)
         self.leaderboards = RequestRates(limits.leaderboards, now: now)
         self.registrations = RequestRates(limits.registrations, now: now)
+        self.sharedLists = RequestRates(limits.sharedLists, now: now)
     }
 }

@@ -18,10 +18,15 @@ public struct ServiceConfiguration: Sendable {
     public var photoDirectory: String?
     /// Park files loaded into an empty database on first start (`nil`: none).
     public var seedParksDirectory: String?
+    /// The ride catalogue file loaded after the parks into a database whose catalogue knows no
+    /// park beyond the fenced ones (``CatalogFiles/seed(_:from:)``; `nil`: none).
+    public var seedCatalogFile: String?
     public var accounts: AccountPolicy
     public var location: LocationPolicy
     /// Every request-rate limit.
     public var limits = RateLimits()
+    /// The bounds of ride lists (items a list, lists a user, follows).
+    public var listRules = ListRules()
     /// The clock every rule reads; tests move it.
     public var now: @Sendable () -> Date = Date.init
     /// Metrics to record into (`serve` shares its registry with swift-metrics); a new one if `nil`.
@@ -57,6 +62,8 @@ public struct Service: Sendable {
     /// The key that seals the leaderboards' page cursors (kept in the store, so that a cursor
     /// outlives a restart).
     public let cursorKey: Data
+    /// The bounds of ride lists.
+    public let listRules: ListRules
 
     /// Opens the store, loads the seed parks into an empty database, and builds the fence index.
     public static func open(_ configuration: ServiceConfiguration, logger: Logger) async throws -> Service {
@@ -82,6 +89,10 @@ public struct Service: Sendable {
         if let directory = configuration.seedParksDirectory, try await store.parkSummaries().isEmpty {
             try await Self.seed(store: store, from: directory, logger: logger)
         }
+        if let file = configuration.seedCatalogFile, let summary = try await CatalogFiles.seed(store, from: file) {
+            logger.info("loaded the ride catalogue", metadata: ["file": "\(file)", "added": "\(summary.added)", "matchedFenced": "\(summary.matchedFenced)",
+                                                              "parks": "\(summary.parks)"])
+        }
         let index = try await fences.reload()
         logger.info("fences loaded", metadata: ["parks": "\(index.parkCount)", "zones": "\(index.zoneCount)", "vertices": "\(index.vertexCount)"])
         let sessions = Sessions(store: store, policy: configuration.accounts, now: now)
@@ -96,7 +107,8 @@ public struct Service: Sendable {
         return Service(
             store: store, fences: fences, sessions: sessions, accounts: Accounts(store: store, sessions: sessions),
             location: location, people: people, live: live, metrics: configuration.metrics ?? ServiceMetrics(), now: now,
-            housekeeping: housekeeping, limiters: Limiters(configuration.limits, now: now), cursorKey: try await store.secret("cursor"))
+            housekeeping: housekeeping, limiters: Limiters(configuration.limits, now: now), cursorKey: try await store.secret("cursor"),
+            listRules: configuration.listRules)
     }
 
     /// What records fixes, for every route that takes them.

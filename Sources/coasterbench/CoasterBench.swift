@@ -8,7 +8,7 @@ struct CoasterBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "coasterbench",
         abstract: "Benchmarks of CoasterLife on a generated world (tools/bench).",
-        subcommands: [Engine.self, Load.self, Export.self, ChallengesLoad.self],
+        subcommands: [Engine.self, Load.self, Export.self, ChallengesLoad.self, ListsBench.self],
         defaultSubcommand: Engine.self)
 }
 

@@ -5,7 +5,7 @@ struct CoasterLife: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "coasterlife",
         abstract: "CoasterLife: geofenced check-ins, nearby friends and ride waits for theme parks.",
-        subcommands: [Serve.self, Import.self, User.self, Waits.self, Backup.self],
+        subcommands: [Serve.self, Import.self, Catalog.self, User.self, Waits.self, Backup.self],
         defaultSubcommand: nil)
 }
 

@@ -16,7 +16,8 @@ struct Serve: AsyncParsableCommand {
         abstract: "Serve the HTTP API.",
         discussion: """
             On first start with an empty database, the park files in --parks are validated and loaded, \
-            so a new install answers with real parks at once.
+            so a new install answers with real parks at once; then the ride catalogue in --catalog, into a \
+            catalogue that knows no park beyond the fenced ones (docs: Catalogue).
             """)
 
     @OptionGroup var database: DatabaseOptions
@@ -29,6 +30,9 @@ struct Serve: AsyncParsableCommand {
 
     @Option(help: "Park files loaded into an empty database on first start; --parks '' for none. Environment: COASTERLIFE_PARKS.")
     var parks = Environment.value("COASTERLIFE_PARKS") ?? "data/parks"
+
+    @Option(help: "The ride catalogue file loaded after the parks while the catalogue knows no park beyond the fenced ones; --catalog '' for none. Environment: COASTERLIFE_CATALOG.")
+    var catalog = Environment.value("COASTERLIFE_CATALOG") ?? CatalogFiles.defaultPath
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical. Environment: COASTERLIFE_LOG_LEVEL.")
     var logLevel: Logger.Level = Environment.value("COASTERLIFE_LOG_LEVEL").flatMap(Logger.Level.init(rawValue:)) ?? .info
@@ -57,6 +61,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Accounts one client address may register per second, sustained (bursts of 5 min worth, at least 5). Environment: COASTERLIFE_REGISTRATION_RATE.")
     var registrationRate = Environment.value("COASTERLIFE_REGISTRATION_RATE").flatMap(Double.init) ?? 1.0 / 60
 
+    @Option(help: "Shared-list reads (GET /v1/shared-lists/{token}) one client address may make per second, sustained (bursts of 60 s worth, at least 30). Environment: COASTERLIFE_SHARED_LIST_RATE.")
+    var sharedListRate = Environment.value("COASTERLIFE_SHARED_LIST_RATE").flatMap(Double.init) ?? 1
+
     @Option(name: .customLong("trusted-proxy"), help: "The IP address of a reverse proxy in front of the service: from it, and only from it, the last X-Forwarded-For address is taken as the client's (login throttling and registration limits key on it). Environment: COASTERLIFE_TRUSTED_PROXY.")
     var trustedProxyOption: String?
 
@@ -81,7 +88,7 @@ struct Serve: AsyncParsableCommand {
         // Bounded: the bursts are whole numbers of requests (`inf` would not convert).
         for (name, rate) in [("--fix-rate", self.fixRate), ("--nearby-rate", self.nearbyRate), ("--message-rate", self.messageRate),
                              ("--friend-request-rate", self.friendRequestRate), ("--leaderboard-rate", self.leaderboardRate),
-                             ("--registration-rate", self.registrationRate)] {
+                             ("--registration-rate", self.registrationRate), ("--shared-list-rate", self.sharedListRate)] {
             guard rate > 0, rate <= 1_000_000 else { throw ValidationError("\(name) must be more than 0 and at most 1000000, not \(rate)") }
         }
         if let proxy = self.trustedProxy, IPAddressText.normalized(proxy) == nil {
@@ -111,6 +118,7 @@ struct Serve: AsyncParsableCommand {
             database: self.database.database, seedParksDirectory: self.parks.isEmpty ? nil : self.parks, accounts: accounts),
             host: self.host, port: self.port)
         configuration.metrics = metrics
+        configuration.seedCatalogFile = self.catalog.isEmpty ? nil : self.catalog
         configuration.photoDirectory = self.database.photos
         configuration.idleTimeout = .seconds(self.idleTimeout)
         configuration.fastLane = self.fastLane
@@ -121,14 +129,16 @@ struct Serve: AsyncParsableCommand {
         configuration.limits.friendRequests.setRate(self.friendRequestRate)
         configuration.limits.leaderboards.setRate(self.leaderboardRate)
         configuration.limits.registrations.setRate(self.registrationRate)
+        configuration.limits.sharedLists.setRate(self.sharedListRate)
         configuration.trustedProxy = self.trustedProxy.flatMap(IPAddressText.normalized)
         // Printed at start so an operator sees what is in force (there are no secrets among these).
         logger.info("configuration", metadata: [
             "database": "\(self.database.shown)", "host": "\(self.host)", "port": "\(self.port)", "parks": "\(self.parks)",
+            "catalog": "\(self.catalog)",
             "log_level": "\(self.logLevel)", "bcrypt_cost": "\(self.bcryptCost)", "idle_timeout_s": "\(self.idleTimeout)",
             "fix_rate": "\(self.fixRate)", "nearby_rate": "\(self.nearbyRate)", "message_rate": "\(self.messageRate)",
             "friend_request_rate": "\(self.friendRequestRate)", "leaderboard_rate": "\(self.leaderboardRate)",
-            "registration_rate": "\(self.registrationRate)", "trusted_proxy": "\(self.trustedProxy ?? "none")",
+            "registration_rate": "\(self.registrationRate)", "shared_list_rate": "\(self.sharedListRate)", "trusted_proxy": "\(self.trustedProxy ?? "none")",
             "report_window_s": "\(self.reportWindow)", "executor": "\(self.executor)", "fast_lane": "\(self.fastLane)",
         ])
         let service = try await Service.open(configuration.service, logger: logger)

@@ -168,6 +168,40 @@ struct AuthorizationMatrixTests {
         Row(method: .get, path: "/v1/challenges/{challengeId}/gallery", outcomes: invitedOnly(.ok(.ok))),
         Row(method: .put, path: "/v1/challenges/{challengeId}/like", outcomes: invitedOnly(.ok(.ok))),
         Row(method: .delete, path: "/v1/challenges/{challengeId}/like", outcomes: invitedOnly(.ok(.ok))),
+        // The catalogue: every member reads it; only admins load it.
+        Row(method: .get, path: "/v1/catalog/search", outcomes: members(.ok)),
+        Row(method: .get, path: "/v1/catalog/rides/{rideId}", outcomes: members(.ok)),
+        Row(method: .put, path: "/v1/admin/catalog", rawBody: {
+                ByteBuffer(string: #"{"parks": [{"id": "matrix-park", "name": "Matrix Park"}], "rides": [{"id": "matrix-park.loop", "park": "matrix-park", "name": "Loop"}]}"#)
+            }, outcomes: only([.admin], .ok(.ok), else: .problem(.forbidden, .forbidden))),
+        // Lists: the target's friends-only list with one item (see ``targetList``): the friend reads
+        // it and may like, follow and copy it, but not change it; to anyone else it does not exist.
+        Row(method: .post, path: "/v1/lists", body: { _, _ in ["title": "Hypers"] }, outcomes: members(.created)),
+        Row(method: .get, path: "/v1/lists", outcomes: members(.ok)),
+        Row(method: .get, path: "/v1/lists/following/changes", outcomes: members(.ok)),
+        Row(method: .get, path: "/v1/lists/{listId}", outcomes: friendsList(.ok(.ok))),
+        Row(method: .patch, path: "/v1/lists/{listId}", body: { _, _ in ["title": "Renamed"] }, outcomes: friendsList(.problem(.forbidden, .forbidden))),
+        Row(method: .delete, path: "/v1/lists/{listId}", outcomes: friendsList(.problem(.forbidden, .forbidden))),
+        Row(method: .post, path: "/v1/lists/{listId}/items", body: { _, _ in ["ride": "cedar-point.maverick"] },
+            outcomes: friendsList(.problem(.forbidden, .forbidden))),
+        Row(method: .patch, path: "/v1/lists/{listId}/items/{itemId}", body: { _, _ in ["note": "front row"] },
+            outcomes: friendsList(.problem(.forbidden, .forbidden))),
+        Row(method: .delete, path: "/v1/lists/{listId}/items/{itemId}", outcomes: friendsList(.problem(.forbidden, .forbidden))),
+        Row(method: .put, path: "/v1/lists/{listId}/like", outcomes: friendsList(.ok(.ok))),
+        Row(method: .delete, path: "/v1/lists/{listId}/like", outcomes: friendsList(.ok(.ok))),
+        Row(method: .put, path: "/v1/lists/{listId}/follow", outcomes: friendsList(.ok(.ok))),
+        Row(method: .delete, path: "/v1/lists/{listId}/follow", outcomes: friendsList(.ok(.ok))),
+        Row(method: .post, path: "/v1/lists/{listId}/copy", outcomes: friendsList(.ok(.created))),
+        // Following a user's lists follows those the caller may read, present and future: none, for
+        // a stranger, which is no reason to refuse; to someone they blocked, the user does not exist.
+        Row(method: .put, path: "/v1/users/{userId}/lists/follow", outcomes: {
+            var o = members(.noContent)
+            o[.blocked] = .problem(.notFound, .noSuchUser)
+            return o
+        }()),
+        Row(method: .delete, path: "/v1/users/{userId}/lists/follow", outcomes: members(.noContent)),
+        // The one public list route: the share link is the credential, whoever holds it.
+        Row(method: .get, path: "/v1/shared-lists/{token}", outcomes: everyone(.ok)),
         Row(method: .put, path: "/v1/admin/parks/{parkId}",
             rawBody: { ByteBuffer(bytes: try Data(contentsOf: TestService.repoRoot.appendingPathComponent("data/parks/cedar-point.geojson"))) },
             outcomes: only([.admin], .ok(.ok), else: .problem(.forbidden, .forbidden))),
@@ -177,6 +211,23 @@ struct AuthorizationMatrixTests {
     /// the anonymous 404 `no-such-challenge`.
     static func invitedOnly(_ friend: Outcome) -> [Actor: Outcome] {
         only([.friend], friend, else: .problem(.notFound, .noSuchChallenge))
+    }
+
+    /// The friend gets `friend`; everyone else but the anonymous 404 `no-such-list`.
+    static func friendsList(_ friend: Outcome) -> [Actor: Outcome] {
+        only([.friend], friend, else: .problem(.notFound, .noSuchList))
+    }
+
+    /// The target's friends-only list holding Millennium Force, and a link list of theirs: the
+    /// list's id, its item's id and the link list's share token.
+    static func targetList(_ target: TestUser, _ client: some TestClientProtocol) async throws -> (Int, Int, String) {
+        let list = try await client.send(.post, "/v1/lists", as: target, json: ["title": "Ohio coasters", "visibility": "friends"])
+        let id = try #require(try json(list.body)["id"] as? Int, "\(String(buffer: list.body))")
+        let item = try await client.send(.post, "/v1/lists/\(id)/items", as: target, json: ["ride": "cedar-point.millennium-force"])
+        let itemID = try #require(try json(item.body)["id"] as? Int, "\(String(buffer: item.body))")
+        let link = try await client.send(.post, "/v1/lists", as: target, json: ["title": "Shared", "visibility": "link"])
+        let url = try #require(try json(link.body)["shareUrl"] as? String, "\(String(buffer: link.body))")
+        return (id, itemID, String(url.dropFirst("/v1/shared-lists/".count)))
     }
 
     /// The target's private custom challenge, started, with an entry of theirs; `invitee` invited.
@@ -234,7 +285,12 @@ struct AuthorizationMatrixTests {
                 if row.path.contains("{challengeId}") {
                     challenge = try await Self.targetChallenge(target, inviting: actor == .friend ? caller : nil, client)
                 }
+                var list = (0, 0, "")
+                if row.path.contains("{listId}") || row.path.contains("{token}") { list = try await Self.targetList(target, client) }
                 let uri = row.path
+                    .replacingOccurrences(of: "{listId}", with: String(list.0))
+                    .replacingOccurrences(of: "{itemId}", with: String(list.1))
+                    .replacingOccurrences(of: "{token}", with: list.2)
                     .replacingOccurrences(of: "{challengeId}", with: String(challenge.0))
                     .replacingOccurrences(of: "{entryId}", with: String(challenge.1))
                     .replacingOccurrences(of: "{userId}", with: String(target.id))

@@ -80,4 +80,54 @@ struct PostgresStoreTests {
         try await t.sql.execute("DELETE FROM tallies")
         #expect(try await t.sql.int("SELECT count(*) FROM tally_counts") == 0)
     }
+
+    /// The catalogue's migration makes the parks and rides loaded before it its first entries, in
+    /// Swift (their documents are CatalogText's): run again on a database whose catalogue is
+    /// emptied, it gives every park and ride its entry, linked to itself, found by its words.
+    @Test func loadedParksAndRidesBecomeCatalogueEntries() async throws {
+        let t = try await TemporaryStore()
+        defer { t.remove() }
+        let store = try #require(t.store as? PostgresStore)
+        _ = try await store.replaceParks([try Parks.definition("kings-island")])
+        let rides = try #require(try await t.sql.int("SELECT count(*) FROM rides"))
+        try await t.sql.execute("DELETE FROM catalog_rides")
+        try await t.sql.execute("DELETE FROM catalog_parks")
+        try await store.transaction { tx in try await PostgresStore.catalogFromLoadedParks(tx) }
+        #expect(try await store.catalogCounts() == (rides: rides, parks: 1))
+        let banshee = try #require(try await store.catalogRide("kings-island.banshee"))
+        #expect(banshee.fenced == "kings-island.banshee" && banshee.park == CatalogPark(id: "kings-island", name: "Kings Island", fenced: true))
+        #expect(try await store.searchCatalog(CatalogQuery(text: "banshee kings")).rides.map(\.id) == ["kings-island.banshee"])
+    }
+
+    /// A ride log checks the rider's lists with one statement that probes `list_items_open`, as
+    /// the benchmark needs: a log that checks fifty lists costs about what one that checks none does.
+    @Test func theRideLogHookProbesTheOpenItemsIndex() async throws {
+        let t = try await TemporaryStore()
+        defer { t.remove() }
+        try await t.sql.execute("""
+            INSERT INTO users (id, username, display_name, password_hash, role, created_at)
+            SELECT g, 'u' || g, 'U', 'x', 'member', 0 FROM generate_series(1, 2000) g
+            """)
+        try await t.sql.execute("""
+            INSERT INTO catalog_parks (id, name, name_key) VALUES ('p', 'P', 'p')
+            """)
+        try await t.sql.execute("""
+            INSERT INTO catalog_rides (id, park_id, name, name_key, type, name_doc, detail_doc)
+            SELECT 'p.r' || g, 'p', 'R' || g, 'r' || g, 'coaster', 'r' || g, 'p' FROM generate_series(1, 20) g
+            """)
+        try await t.sql.execute("""
+            INSERT INTO lists (owner_id, title, description, visibility, created_at, updated_at)
+            SELECT g, 'l', '', 'private', 0, 0 FROM generate_series(1, 2000) g
+            """)
+        try await t.sql.execute("""
+            INSERT INTO list_items (list_id, owner_id, kind, target_id, position, added_at)
+            SELECT l.id, l.owner_id, 'ride', r.id, 0, 0 FROM lists l, catalog_rides r
+            """)
+        try await t.sql.execute("ANALYZE list_items")
+        let plan = try await t.sql.strings("""
+            EXPLAIN UPDATE list_items i SET checked_at = 1 WHERE i.owner_id = 7 AND i.kind = 'ride' AND i.checked_at IS NULL
+                AND NOT i.unchecked_by_hand AND i.target_id = (SELECT id FROM catalog_rides WHERE ride_id = 'p.r1')
+            """).joined(separator: "\n")
+        #expect(plan.contains("list_items_open"), "\(plan)")
+    }
 }

@@ -32,6 +32,15 @@ struct QueryPlanTests {
         #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
     }
 
+    /// A ride log or a visit checks the rider's lists on `list_items_open`: when no list of theirs
+    /// holds the ride or park, a probe that finds nothing (the cost every log pays).
+    @Test(arguments: [SpatiaLiteStore.rideChanges, SpatiaLiteStore.rideChecks, SpatiaLiteStore.parkChanges, SpatiaLiteStore.parkChecks])
+    func listChecksProbeTheOpenItems(_ sql: String) async throws {
+        let plan = try await Self.plan(sql, ["user": 1, "target": "p.r", "source": "visit", "at": 0, "shown": 0])
+        #expect(plan.contains { $0.contains("list_items_open (owner_id=? AND kind=? AND target_id=?)") }, "\(plan)")
+        #expect(plan.allSatisfy { !$0.hasPrefix("SCAN") }, "\(plan)")
+    }
+
     /// Every statement written out in the store's sources (those whose text is whole there; the
     /// interpolated ones, the leaderboards' among them, have tests of their own): no scan of a
     /// table and no sort for an ORDER BY, but for the few listed here with why. A list that grows
@@ -56,6 +65,14 @@ struct QueryPlanTests {
              "a member's newest 50 counted items in one challenge: their credits (logs and visits of its window) and entries (at most 1,000)"),
             ("WITH recent(challenge_id, n)", "SCAN r", "trending: one row a challenge joined or liked since a time (a week)"),
             ("WITH recent(challenge_id, n)", "USE TEMP B-TREE FOR ORDER BY", "trending: by a score of recent joins and likes, which no index holds"),
+            ("SELECT (SELECT count(*) FROM catalog_rides)", "SCAN catalog_", "the catalogue's size for /ready and an import's summary: two counts"),
+            ("SELECT p.id, p.name, p.fenced FROM catalog_parks_fts", "SCAN catalog_parks_fts VIRTUAL TABLE INDEX 0:M",
+             "the parks' name index, searched by its words (FTS5)"),
+            ("SELECT p.id, p.name, p.fenced FROM catalog_parks_fts", "USE TEMP B-TREE FOR ORDER BY",
+             "the parks whose names hold every word of a search, by name: a handful"),
+            ("SELECT r.rowid, r.*, p.name AS park_name", "SCAN json_each VIRTUAL TABLE", "the rowids of a search's page: at most 50"),
+            ("DELETE FROM catalog_parks_fts WHERE rowid", "SCAN catalog_parks_fts VIRTUAL TABLE INDEX 0:=",
+             "a park's entry in the name index, by its rowid (FTS5's own lookup)"),
             // Planned, not run: SQLite searches a parent's children only when its key changes, and an
             // upsert of a park never changes its id (with a million photos tagged with a park, its
             // re-import took 0.07-0.08 s, as without them).

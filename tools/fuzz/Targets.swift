@@ -113,6 +113,34 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
                 fatalError("a member pointer that is no pointer to these bytes: \(pointer)")
             }
         }
+    case "list-body":
+        // Each list body's decoder and checks: whatever they pass, the rules pass too (a title,
+        // description and note in bounds, a position in the list, one target of a well-formed id).
+        let data = Data(bytes)
+        let rules = ListRules()
+        if let body = try? JSONDecoding.decode(NewListBody.self, from: data), case .success(let draft) = body.draft(rules: rules) {
+            guard rules.violations(draft).isEmpty, (draft.cover ?? 1) > 0 else { fatalError("a list body passed that the rules refuse") }
+        }
+        if let patch = try? JSONDecoding.decode(ListPatchBody.self, from: data), case .success(let edit) = patch.edit(rules: rules) {
+            guard rules.violations(edit).isEmpty, edit.title != nil || edit.description != nil || edit.visibility != nil || edit.cover != nil || edit.newLink
+            else { fatalError("a list patch passed that the rules refuse, or an empty one") }
+            if edit.newLink, let visibility = edit.visibility, visibility != .link { fatalError("a new link for a list that has none passed") }
+        }
+        if let item = try? JSONDecoding.decode(NewItemBody.self, from: data), case .success(let checked) = item.checked(rules: rules) {
+            let wellFormed: Bool
+            switch checked.target {
+            case .ride(let id): wellFormed = ListBodies.isRideID(id.rawValue) && item.park == nil
+            case .park(let id): wellFormed = Slug.isValid(id.rawValue) && item.ride == nil
+            }
+            guard wellFormed, checked.note.map({ rules.noteViolation($0) == nil }) ?? true,
+                  checked.position.map({ (0..<rules.maximumItems).contains($0) }) ?? true
+            else { fatalError("an item body passed unchecked") }
+        }
+        if let patch = try? JSONDecoding.decode(ItemPatchBody.self, from: data), case .success(let edit) = patch.edit(rules: rules) {
+            guard edit.position.map({ (0..<rules.maximumItems).contains($0) }) ?? true, (edit.note ?? nil).map({ rules.noteViolation($0) == nil }) ?? true,
+                  edit.position != nil || edit.note != nil || edit.checked != nil
+            else { fatalError("an item patch passed unchecked, or an empty one") }
+        }
     default:
         fatalError("unknown FUZZ_TARGET \(target)")
     }

@@ -47,12 +47,12 @@ struct ChallengesController {
         try context.positiveID("challengeId", "a challenge's id")
     }
 
-    /// A challenge body: JSON of at most ``maximumBodyBytes``. A number out of a `Double`'s range
-    /// (`1e400`), which the syntax check refuses before the decoder sees it, is still named by its
-    /// member's pointer.
-    static func decode<T: Decodable>(_ type: T.Type, _ request: Request) async throws -> T {
+    /// A challenge body (or a list's): JSON of at most `limit` bytes. A number out of a `Double`'s
+    /// range (`1e400`), which the syntax check refuses before the decoder sees it, is still named
+    /// by its member's pointer.
+    static func decode<T: Decodable>(_ type: T.Type, _ request: Request, limit: Int = Self.maximumBodyBytes) async throws -> T {
         try request.requireJSONContentType()
-        let buffer = try await request.body.collect(upTo: Self.maximumBodyBytes)
+        let buffer = try await request.body.collect(upTo: limit)
         do {
             return try JSONBody.decode(T.self, from: buffer)
         } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {

@@ -14,6 +14,8 @@ struct FixesController {
     let recorder: FixRecorder
     let policy: LocationPolicy
     let rates: RequestRates
+    /// Told of each visit an explicit check-in opens, for list changes due at once.
+    let lists: Lists
 
     var endpoints: RouteCollection<AppRequestContext> {
         let routes = RouteCollection(context: AppRequestContext.self)
@@ -41,7 +43,10 @@ struct FixesController {
         let park = ParkID(rawValue: body.parkId)
         guard let outcome = try await self.recorder.checkIn(user: me.id, park: park)
         else { throw ParksController.noSuchPark(park) }
-        if case .created = outcome { try await self.people.refresh(me.id) }
+        if case .created = outcome {
+            try await self.people.refresh(me.id)
+            await self.lists.evidenceCommitted()
+        }
         switch outcome {
         case .created(let visit): return EditedResponse(status: .created, response: VisitWire(visit))
         case .alreadyOpen(let visit): return EditedResponse(status: .ok, response: VisitWire(visit))

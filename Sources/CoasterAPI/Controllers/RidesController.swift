@@ -12,6 +12,8 @@ struct RidesController {
     let policy: LocationPolicy
     /// Told of each committed log, for the rider's live challenge progress.
     let challenges: Challenges
+    /// Told of each committed log, for list changes due at once.
+    let lists: Lists
 
     var endpoints: RouteCollection<AppRequestContext> {
         let routes = RouteCollection(context: AppRequestContext.self)
@@ -46,6 +48,7 @@ struct RidesController {
                                             estimator: self.policy.estimator) {
         case .success(let (entry, count)):
             await self.challenges.rideLogged(entry.id, by: me.id)
+            await self.lists.evidenceCommitted()
             return EditedResponse(status: .created, response: RideLoggedResponse(log: RideLogWire(entry), count: count))
         case .failure(.notCheckedIn):
             var p = Problem(.rideRefused, status: .unprocessableContent, title: "Ride not logged",

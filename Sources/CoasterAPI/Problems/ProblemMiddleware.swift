@@ -44,6 +44,12 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             return Problem(error)
         case let refusal as ChallengeBodyRefusal:
             return Problem(refusal)
+        case let error as ListError:
+            return Problem(error)
+        case let refusal as ListBodyRefusal:
+            return Problem(refusal)
+        case let refusal as CatalogFiles.Refusal:
+            return Problem(refusal)
         case let rejection as ImportRejection:
             if rejection.issues.count == 1, let issue = rejection.issues.first, issue.feature == nil, issue.pointer.isEmpty {
                 return Problem(.malformedBody, status: .badRequest, title: "Malformed request body", detail: issue.reason)

@@ -29,6 +29,12 @@ extension ProblemType {
     public static let noSuchChallenge = Self(rawValue: "no-such-challenge")
     public static let challengeRefused = Self(rawValue: "challenge-refused")
     public static let noSuchEntry = Self(rawValue: "no-such-entry")
+    public static let invalidSearch = Self(rawValue: "invalid-search")
+    public static let invalidCatalogFile = Self(rawValue: "invalid-catalog-file")
+    public static let invalidList = Self(rawValue: "invalid-list")
+    public static let noSuchList = Self(rawValue: "no-such-list")
+    public static let noSuchListItem = Self(rawValue: "no-such-list-item")
+    public static let listRefused = Self(rawValue: "list-refused")
 
     /// Every kind of problem this service answers with; the OperationsAndSecurity article (docs:
     /// "Errors") lists the same.
@@ -37,6 +43,7 @@ extension ProblemType {
         .notFriends, .notBlocked, .friendLimit, .noSuchRide, .checkinRefused, .rideRefused, .rideCooldown, .nearbyRefused,
         .reportRefused, .invalidPostedWaits, .invalidPhoto, .noSuchPhoto, .photoTagNotVisited,
         .storeUnavailable, .invalidChallenge, .noSuchChallenge, .challengeRefused, .noSuchEntry,
+        .invalidSearch, .invalidCatalogFile, .invalidList, .noSuchList, .noSuchListItem, .listRefused,
     ]
 }
 

@@ -20,17 +20,20 @@ import PostgresNIO
 /// - an index on `(user_id)` that relied on SQLite ending every entry with the rowid is `(user_id, id)`.
 ///
 /// A migration is a list of statements (the extended protocol runs one statement a query), run in
-/// one transaction and recorded in `schema_migrations`. New migrations are appended here and to
-/// ``Migrations`` together.
+/// one transaction and recorded in `schema_migrations`, then what SQL alone cannot do (`then`, in
+/// the same transaction). New migrations are appended here and to ``Migrations`` together.
 enum PostgresSchema {
     struct Migration {
         let identifier: String
         let statements: [String]
+        /// Runs after the statements, in their transaction: data the migration fills in Swift.
+        var then: (@Sendable (PostgresTransaction) async throws -> Void)? = nil
     }
 
     static let migrations: [Migration] = [
         Migration(identifier: "2026-11-28 initial", statements: initial),
         Migration(identifier: "2026-11-28 challenges", statements: challenges),
+        Migration(identifier: "2026-11-29 catalogue and lists", statements: catalogueAndLists, then: PostgresStore.catalogFromLoadedParks),
     ]
 
     /// Checks the server and brings the schema up to date, on one connection.
@@ -80,6 +83,7 @@ enum PostgresSchema {
                 for statement in migration.statements {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
+                try await migration.then?(PostgresTransaction(connection: connection, logger: logger))
                 try await connection.query(
                     "INSERT INTO schema_migrations (identifier, applied_at) VALUES (\(migration.identifier), \(Date().timeIntervalSince1970))",
                     logger: logger)
@@ -836,6 +840,250 @@ enum PostgresSchema {
         // For the cascade from users (SQLite scans instead).
         """
         CREATE INDEX challenge_likes_by_user ON challenge_likes (user_id)
+        """,
+    ]
+
+    /// The ride catalogue (``CatalogStore``) and ride lists (``ListStore``), the SpatiaLite
+    /// migration of the same name. Catalogue documents are ``CatalogText``'s normal form, written
+    /// by Swift (folded words of letters and digits, one space apart), so the `simple` parser reads
+    /// the same words FTS5 does: `search` weighs the name (A) above the details (B) for `ts_rank`,
+    /// and pg_trgm's index on the name finds the candidates of a misspelt word. The counters of
+    /// items on `lists` and of lists on `catalog_rides` are kept by triggers, so a list deleted
+    /// with its owner's account releases its rides too; they lock the rows they count in id
+    /// order, so that two copies of lists holding the same rides cannot deadlock.
+    /// `list_items.owner_id` copies the list's owner so that a ride log finds the rider's open
+    /// items on one index (`list_items_open`), a probe that finds nothing when no list holds it.
+    /// The loaded parks and their rides become the catalogue's first entries in Swift
+    /// (``PostgresStore/catalogFromLoadedParks(_:)``): their documents are ``CatalogText``'s.
+    static let catalogueAndLists: [String] = [
+        // pg_trgm comes with PostgreSQL (contrib) and is a trusted extension: a database owner may
+        // create it. In `public`, beside PostGIS, so that every schema of the database finds it.
+        """
+        CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public
+        """,
+        """
+        CREATE TABLE catalog_parks (
+            id text COLLATE "C" PRIMARY KEY,
+            name text COLLATE "C" NOT NULL,
+            name_key text COLLATE "C" NOT NULL,
+            fenced boolean NOT NULL DEFAULT false
+        )
+        """,
+        """
+        CREATE INDEX catalog_parks_by_key ON catalog_parks (name_key)
+        """,
+        """
+        CREATE TABLE catalog_rides (
+            id text COLLATE "C" PRIMARY KEY,
+            park_id text COLLATE "C" NOT NULL REFERENCES catalog_parks(id),
+            ride_id text COLLATE "C" UNIQUE REFERENCES rides(id),
+            name text COLLATE "C" NOT NULL,
+            name_key text COLLATE "C" NOT NULL,
+            type text COLLATE "C" NOT NULL,
+            status text COLLATE "C",
+            land text COLLATE "C",
+            height_m double precision,
+            speed_kmh double precision,
+            length_m double precision,
+            inversions integer,
+            manufacturer text COLLATE "C",
+            manufacturer_key text COLLATE "C",
+            model text COLLATE "C",
+            opened integer,
+            material text COLLATE "C",
+            stats_source text COLLATE "C",
+            lat double precision,
+            lon double precision,
+            name_doc text COLLATE "C" NOT NULL,
+            detail_doc text COLLATE "C" NOT NULL,
+            lists integer NOT NULL DEFAULT 0 CHECK (lists >= 0),
+            search tsvector GENERATED ALWAYS AS (
+                setweight(to_tsvector('simple', name_doc), 'A') || setweight(to_tsvector('simple', detail_doc), 'B')
+            ) STORED
+        )
+        """,
+        """
+        CREATE INDEX catalog_rides_by_park ON catalog_rides (park_id, name_key)
+        """,
+        """
+        CREATE INDEX catalog_rides_by_name ON catalog_rides (name_key, id)
+        """,
+        """
+        CREATE INDEX catalog_rides_by_height ON catalog_rides (height_m DESC)
+        """,
+        """
+        CREATE INDEX catalog_rides_by_speed ON catalog_rides (speed_kmh DESC)
+        """,
+        """
+        CREATE INDEX catalog_rides_search ON catalog_rides USING gin (search)
+        """,
+        """
+        CREATE INDEX catalog_rides_trigrams ON catalog_rides USING gin (name_doc gin_trgm_ops)
+        """,
+        """
+        CREATE TABLE lists (
+            id bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+            owner_id bigint NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            title text COLLATE "C" NOT NULL,
+            description text COLLATE "C" NOT NULL,
+            visibility text COLLATE "C" NOT NULL CHECK (visibility IN ('private', 'friends', 'public', 'link')),
+            share_token text COLLATE "C" UNIQUE,
+            cover_photo_id bigint REFERENCES photos(id) ON DELETE SET NULL,
+            copied_from bigint REFERENCES lists(id) ON DELETE SET NULL,
+            items integer NOT NULL DEFAULT 0 CHECK (items >= 0),
+            likes integer NOT NULL DEFAULT 0 CHECK (likes >= 0),
+            followers integer NOT NULL DEFAULT 0 CHECK (followers >= 0),
+            created_at double precision NOT NULL,
+            updated_at double precision NOT NULL
+        )
+        """,
+        """
+        CREATE INDEX lists_by_owner ON lists (owner_id, id DESC)
+        """,
+        // A photo's deletion clears the covers that show it, and a list's the copies that name it:
+        // without these, each would scan every list.
+        """
+        CREATE INDEX lists_by_cover ON lists (cover_photo_id) WHERE cover_photo_id IS NOT NULL
+        """,
+        """
+        CREATE INDEX lists_by_source ON lists (copied_from) WHERE copied_from IS NOT NULL
+        """,
+        """
+        CREATE TABLE list_items (
+            id bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+            list_id bigint NOT NULL REFERENCES lists(id) ON DELETE CASCADE,
+            owner_id bigint NOT NULL,
+            kind text COLLATE "C" NOT NULL CHECK (kind IN ('ride', 'park')),
+            target_id text COLLATE "C" NOT NULL,
+            note text COLLATE "C",
+            position integer NOT NULL,
+            added_at double precision NOT NULL,
+            checked_at double precision,
+            checked_by text COLLATE "C" CHECK (checked_by IN ('ride-log', 'visit', 'by hand')),
+            shown_at double precision,
+            unchecked_by_hand boolean NOT NULL DEFAULT false,
+            UNIQUE (list_id, kind, target_id)
+        )
+        """,
+        """
+        CREATE INDEX list_items_order ON list_items (list_id, position)
+        """,
+        """
+        CREATE INDEX list_items_open ON list_items (owner_id, kind, target_id) WHERE checked_at IS NULL AND NOT unchecked_by_hand
+        """,
+        """
+        CREATE INDEX list_items_by_target ON list_items (kind, target_id)
+        """,
+        // A list's checked items as its owner counts them, and as others do (shown by now).
+        """
+        CREATE INDEX list_items_checked ON list_items (list_id, shown_at) WHERE checked_at IS NOT NULL
+        """,
+        // Moves counts by list and by catalogue ride: `delta` for each id given (NULLs skipped),
+        // the rows locked in id order first.
+        """
+        CREATE FUNCTION list_items_count(list_ids bigint[], ride_ids text[], delta integer) RETURNS void LANGUAGE sql AS $$
+            SELECT 1 FROM lists WHERE id = ANY(list_ids) ORDER BY id FOR NO KEY UPDATE;
+            SELECT 1 FROM catalog_rides WHERE id = ANY(ride_ids) ORDER BY id FOR NO KEY UPDATE;
+            UPDATE lists l SET items = l.items + delta * n.count
+            FROM (SELECT id, count(*) AS count FROM unnest(list_ids) AS u(id) GROUP BY id) n WHERE l.id = n.id;
+            UPDATE catalog_rides r SET lists = r.lists + delta * n.count
+            FROM (SELECT id, count(*) AS count FROM unnest(ride_ids) AS u(id) WHERE id IS NOT NULL GROUP BY id) n WHERE r.id = n.id;
+        $$
+        """,
+        """
+        CREATE FUNCTION list_items_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            PERFORM list_items_count(array_agg(list_id), array_agg(CASE WHEN kind = 'ride' THEN target_id END), 1) FROM new_rows;
+            RETURN NULL;
+        END $$
+        """,
+        """
+        CREATE FUNCTION list_items_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            PERFORM list_items_count(array_agg(list_id), array_agg(CASE WHEN kind = 'ride' THEN target_id END), -1) FROM old_rows;
+            RETURN NULL;
+        END $$
+        """,
+        """
+        CREATE FUNCTION list_items_retargeted() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            UPDATE catalog_rides SET lists = lists - 1 WHERE OLD.kind = 'ride' AND id = OLD.target_id;
+            UPDATE catalog_rides SET lists = lists + 1 WHERE NEW.kind = 'ride' AND id = NEW.target_id;
+            RETURN NULL;
+        END $$
+        """,
+        """
+        CREATE TRIGGER list_items_inserted AFTER INSERT ON list_items REFERENCING NEW TABLE AS new_rows
+            FOR EACH STATEMENT EXECUTE FUNCTION list_items_inserted()
+        """,
+        """
+        CREATE TRIGGER list_items_deleted AFTER DELETE ON list_items REFERENCING OLD TABLE AS old_rows
+            FOR EACH STATEMENT EXECUTE FUNCTION list_items_deleted()
+        """,
+        // Row by row, and only for statements that set the target: checks leave it be.
+        """
+        CREATE TRIGGER list_items_retargeted AFTER UPDATE OF kind, target_id ON list_items FOR EACH ROW
+            WHEN (OLD.kind IS DISTINCT FROM NEW.kind OR OLD.target_id IS DISTINCT FROM NEW.target_id)
+            EXECUTE FUNCTION list_items_retargeted()
+        """,
+        """
+        CREATE TABLE list_likes (
+            list_id bigint NOT NULL REFERENCES lists(id) ON DELETE CASCADE,
+            user_id bigint NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            at double precision NOT NULL,
+            PRIMARY KEY (list_id, user_id)
+        )
+        """,
+        // For the cascade from users (SQLite scans instead).
+        """
+        CREATE INDEX list_likes_by_user ON list_likes (user_id)
+        """,
+        """
+        CREATE TABLE list_follows (
+            list_id bigint NOT NULL REFERENCES lists(id) ON DELETE CASCADE,
+            user_id bigint NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            at double precision NOT NULL,
+            PRIMARY KEY (list_id, user_id)
+        )
+        """,
+        """
+        CREATE INDEX list_follows_by_user ON list_follows (user_id, list_id)
+        """,
+        """
+        CREATE TABLE list_owner_follows (
+            owner_id bigint NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            user_id bigint NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            at double precision NOT NULL,
+            PRIMARY KEY (owner_id, user_id)
+        )
+        """,
+        """
+        CREATE INDEX list_owner_follows_by_user ON list_owner_follows (user_id, owner_id)
+        """,
+        """
+        CREATE TABLE list_changes (
+            id bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+            list_id bigint NOT NULL REFERENCES lists(id) ON DELETE CASCADE,
+            owner_id bigint NOT NULL,
+            kind text COLLATE "C" NOT NULL CHECK (kind IN ('item-added', 'item-checked')),
+            item_id bigint NOT NULL,
+            target_kind text COLLATE "C" NOT NULL,
+            target_id text COLLATE "C" NOT NULL,
+            item_name text COLLATE "C" NOT NULL,
+            source text COLLATE "C",
+            at double precision NOT NULL,
+            shown_at double precision NOT NULL,
+            delivered boolean NOT NULL DEFAULT false
+        )
+        """,
+        """
+        CREATE INDEX list_changes_by_list ON list_changes (list_id, id DESC)
+        """,
+        """
+        CREATE INDEX list_changes_by_owner ON list_changes (owner_id, id DESC)
+        """,
+        """
+        CREATE INDEX list_changes_due ON list_changes (shown_at) WHERE NOT delivered
         """,
     ]
 }

@@ -126,12 +126,13 @@ extension PostgresStore: FixStore {
                 // Only this transaction writes the user's fixes while it holds their lock.
                 throw PostgresStoreFault("a fix batch meant to store \(stored.count) fixes and stored \(written.fixes)")
             }
-            // A visit opened counts towards the user's challenges (rare: a batch that opens none
-            // pays nothing for them).
+            // A visit opened counts towards the user's challenges and checks the park off in their
+            // lists (rare: a batch that opens none pays nothing for them).
             for visit in written.opened {
                 try await Self.creditChallenges(
                     user: user, evidence: .visit(id: visit.id, park: visit.park, at: Date(timeIntervalSince1970: visit.enteredAt)),
                     at: visit.enteredAt, now: now, tx)
+                try await Self.checkListItems(user: user, park: visit.park, at: visit.enteredAt, tx)
             }
         }
         return RecordedBatch(batch: FixBatch(results: results.map { $0! }, state: state, visits: plan.openVisitEvidence),
@@ -176,6 +177,7 @@ extension PostgresStore: FixStore {
                     VALUES (\(user.rawValue), \(park.rawValue), 'explicit', \(t), \(t)) RETURNING id
                     """).decode(Int64.self)
                 try await Self.creditChallenges(user: user, evidence: .visit(id: id, park: park, at: now), at: t, now: now, tx)
+                try await Self.checkListItems(user: user, park: park, at: t, tx)
                 try await Self.awardBadges(user, at: now, tx)
                 return .created(Visit(id: id, park: park, how: .explicit, enteredAt: now, leftAt: nil))
             }
@@ -249,6 +251,8 @@ extension PostgresStore: FixStore {
             try await Self.creditChallenges(
                 user: user, evidence: .rideLog(id: id, ride: rideID, park: ride.park, isCoaster: ride.type == .coaster, evidence: evidence, at: now),
                 at: t, now: now, tx)
+            // And every list of the rider's that holds it, checked off in the same transaction.
+            try await Self.checkListItems(user: user, ride: rideID, at: t, tx)
             try await Self.awardBadges(user, at: now, tx)
             // `ride_counts` is kept by a trigger on `ride_logs`: read after the insert's statement.
             let count = try await tx.first("SELECT rides FROM ride_counts WHERE user_id = \(user.rawValue) AND ride_id = \(rideID.rawValue)")

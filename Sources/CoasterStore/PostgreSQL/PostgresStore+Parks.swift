@@ -11,7 +11,8 @@ extension PostgresStore: ParkStore {
     /// Zones are replaced. Rides are upserted and those missing from the new file are unlisted,
     /// never deleted, because ride logs refer to them. One import at a time
     /// (``PostgresLock/parkImport``): two nodes importing the same park at once would otherwise
-    /// interleave its zones. Three statements a park: the park, its rides, its zones.
+    /// interleave its zones. Three statements a park: the park, its rides, its zones; then its
+    /// part of the catalogue (``catalogPark(_:_:)``), a few more.
     public func replaceParks(_ definitions: [ParkDefinition]) async throws -> [ParkReplacement] {
         let importedAt = self.now().timeIntervalSince1970
         // Rides and parks are what boards read; told even when COMMIT failed, which may have committed.
@@ -90,6 +91,8 @@ extension PostgresStore: ParkStore {
                      WITH ORDINALITY AS z(id, kind, name, ride_id, category, area, n)
                 """)
         }
+
+        try await Self.catalogPark(definition, tx)
 
         let listedNow = Set(rides.map(\.id.rawValue))
         return ParkReplacement(

@@ -125,27 +125,32 @@ extension PostgresStore: PhotoStore {
         }
     }
 
-    /// A photo `viewer` may see (theirs, an accepted friend's, or the proof of an entry in a
-    /// challenge they may see), or `nil`: no such photo and a photo they may not see are one
-    /// answer. One snapshot for the photo and what lets the viewer see it.
+    /// A photo `viewer` may see (theirs, an accepted friend's, the proof of an entry in a
+    /// challenge they may see, or the cover of a list they may read), or `nil`: no such photo and
+    /// a photo they may not see are one answer. One snapshot for the photo and what lets the
+    /// viewer see it.
     public func photo(_ id: Int64, viewer: UserID) async throws -> Photo? {
         try await self.read { tx in
             guard let photo = try await tx.first("SELECT \(unescaped: Self.photoColumns) FROM photos WHERE id = \(id)").map(Self.photo)
             else { return nil }
             if try await Self.isSelfOrFriend(photo.owner, of: viewer, tx) { return photo }
-            return try await Self.isVisibleProof(id, viewer: viewer, tx) ? photo : nil
+            return try await Self.isShownWithSomethingVisible(id, viewer: viewer, tx) ? photo : nil
         }
     }
 
     /// Whether a photo is the proof of an entry in a challenge the viewer may see (public, or
-    /// they are a member or invited): the gallery shows it to them, so its bytes must load.
-    private static func isVisibleProof(_ id: Int64, viewer: UserID, _ tx: PostgresTransaction) async throws -> Bool {
+    /// they are a member or invited), or the cover of a list they may read: the gallery or the
+    /// list shows it to them, so its bytes must load.
+    private static func isShownWithSomethingVisible(_ id: Int64, viewer: UserID, _ tx: PostgresTransaction) async throws -> Bool {
         try await tx.one("""
             SELECT EXISTS (
                 SELECT 1 FROM challenge_entries e JOIN challenges c ON c.id = e.challenge_id
                 WHERE e.photo_id = \(id) AND (c.visibility = 'public' OR EXISTS (
                     SELECT 1 FROM challenge_members m
                     WHERE m.challenge_id = c.id AND m.user_id = \(viewer.rawValue) AND m.state IN ('member', 'invited'))))
+            OR EXISTS (
+                SELECT 1 FROM lists l, (SELECT \(viewer.rawValue)::bigint AS id) v
+                WHERE l.cover_photo_id = \(id) AND \(unescaped: Self.readable("l", viewer: "v.id")))
             """).decode(Bool.self)
     }
 

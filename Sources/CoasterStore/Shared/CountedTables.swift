@@ -5,5 +5,6 @@ enum CountedTables {
         "parks", "zones", "rides", "users", "sessions", "friendships", "fixes", "transitions", "visits", "ride_logs",
         "wait_reports", "status_reports", "posted_waits", "photos", "tallies", "badges", "messages",
         "challenges", "challenge_members", "challenge_credits", "challenge_entries", "challenge_likes",
+        "catalog_parks", "catalog_rides", "lists", "list_items", "list_likes", "list_follows", "list_owner_follows", "list_changes",
     ]
 }

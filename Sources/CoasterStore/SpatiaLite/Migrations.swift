@@ -1,3 +1,4 @@
+import CoasterCore
 import GRDB
 
 /// The schema's history. Append-only: a migration that has shipped is never edited; a change is a
@@ -727,6 +728,199 @@ enum Migrations {
                     INSERT INTO challenges_fts (rowid, name, description) VALUES (new.id, new.name, new.description);
                 END;
                 """)
+        }
+
+        migrator.registerMigration("2026-11-29 catalogue and lists") { db in
+            // The ride catalogue (``CatalogStore``) and ride lists (``ListStore``). Catalogue
+            // entries are keyed by text ids shared with the fenced rides; the full-text indexes
+            // key them by their rowid, which only a VACUUM could renumber (the store runs none,
+            // and a backup copies pages). The documents are CatalogText's normal form, written by
+            // Swift, so the name index and the trigram index read the same folded words on both
+            // stores. Parks have a small index of their own, written beside each park row.
+            // Counters on catalog_rides and lists are kept by triggers, so a list deleted with
+            // its owner's account releases its rides too. `list_items.owner_id` copies the list's
+            // owner so that a ride log finds the rider's open items on one index
+            // (`list_items_open`), a probe that finds nothing when no list holds the ride.
+            try db.execute(sql: """
+                CREATE TABLE catalog_parks (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    name TEXT NOT NULL,
+                    name_key TEXT NOT NULL,
+                    fenced INTEGER NOT NULL DEFAULT 0
+                );
+                CREATE INDEX catalog_parks_by_key ON catalog_parks(name_key);
+                CREATE VIRTUAL TABLE catalog_parks_fts USING fts5(name_doc, tokenize='unicode61 remove_diacritics 2', prefix='2 3');
+                CREATE TABLE catalog_rides (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    park_id TEXT NOT NULL REFERENCES catalog_parks(id),
+                    ride_id TEXT UNIQUE REFERENCES rides(id),
+                    name TEXT NOT NULL,
+                    name_key TEXT NOT NULL,
+                    type TEXT NOT NULL,
+                    status TEXT,
+                    land TEXT,
+                    height_m REAL,
+                    speed_kmh REAL,
+                    length_m REAL,
+                    inversions INTEGER,
+                    manufacturer TEXT,
+                    manufacturer_key TEXT,
+                    model TEXT,
+                    opened INTEGER,
+                    material TEXT,
+                    stats_source TEXT,
+                    lat REAL,
+                    lon REAL,
+                    name_doc TEXT NOT NULL,
+                    detail_doc TEXT NOT NULL,
+                    lists INTEGER NOT NULL DEFAULT 0 CHECK (lists >= 0)
+                );
+                CREATE INDEX catalog_rides_by_park ON catalog_rides(park_id, name_key);
+                CREATE INDEX catalog_rides_by_name ON catalog_rides(name_key, id);
+                CREATE INDEX catalog_rides_by_height ON catalog_rides(height_m DESC);
+                CREATE INDEX catalog_rides_by_speed ON catalog_rides(speed_kmh DESC);
+                -- Words (prefixes of them) of the name and the details; the name weighs more in bm25.
+                CREATE VIRTUAL TABLE catalog_fts USING fts5(
+                    name_doc, detail_doc, content='catalog_rides', tokenize='unicode61 remove_diacritics 2', prefix='2 3'
+                );
+                -- Three-letter pieces of the name: candidates for a misspelt word.
+                CREATE VIRTUAL TABLE catalog_trigrams USING fts5(name_doc, content='catalog_rides', tokenize='trigram');
+                CREATE TRIGGER catalog_rides_fts_insert AFTER INSERT ON catalog_rides BEGIN
+                    INSERT INTO catalog_fts (rowid, name_doc, detail_doc) VALUES (new.rowid, new.name_doc, new.detail_doc);
+                    INSERT INTO catalog_trigrams (rowid, name_doc) VALUES (new.rowid, new.name_doc);
+                END;
+                CREATE TRIGGER catalog_rides_fts_delete AFTER DELETE ON catalog_rides BEGIN
+                    INSERT INTO catalog_fts (catalog_fts, rowid, name_doc, detail_doc) VALUES ('delete', old.rowid, old.name_doc, old.detail_doc);
+                    INSERT INTO catalog_trigrams (catalog_trigrams, rowid, name_doc) VALUES ('delete', old.rowid, old.name_doc);
+                END;
+                CREATE TRIGGER catalog_rides_fts_update AFTER UPDATE OF name_doc, detail_doc ON catalog_rides
+                WHEN old.name_doc IS NOT new.name_doc OR old.detail_doc IS NOT new.detail_doc BEGIN
+                    INSERT INTO catalog_fts (catalog_fts, rowid, name_doc, detail_doc) VALUES ('delete', old.rowid, old.name_doc, old.detail_doc);
+                    INSERT INTO catalog_fts (rowid, name_doc, detail_doc) VALUES (new.rowid, new.name_doc, new.detail_doc);
+                    INSERT INTO catalog_trigrams (catalog_trigrams, rowid, name_doc) VALUES ('delete', old.rowid, old.name_doc);
+                    INSERT INTO catalog_trigrams (rowid, name_doc) VALUES (new.rowid, new.name_doc);
+                END;
+
+                CREATE TABLE lists (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    owner_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    title TEXT NOT NULL,
+                    description TEXT NOT NULL,
+                    visibility TEXT NOT NULL CHECK (visibility IN ('private', 'friends', 'public', 'link')),
+                    share_token TEXT UNIQUE,
+                    cover_photo_id INTEGER REFERENCES photos(id) ON DELETE SET NULL,
+                    copied_from INTEGER REFERENCES lists(id) ON DELETE SET NULL,
+                    items INTEGER NOT NULL DEFAULT 0 CHECK (items >= 0),
+                    likes INTEGER NOT NULL DEFAULT 0 CHECK (likes >= 0),
+                    followers INTEGER NOT NULL DEFAULT 0 CHECK (followers >= 0),
+                    created_at REAL NOT NULL,
+                    updated_at REAL NOT NULL
+                );
+                CREATE INDEX lists_by_owner ON lists(owner_id, id DESC);
+                -- A photo's deletion clears the covers that show it, and a list's the copies that
+                -- name it: without these, each would scan every list.
+                CREATE INDEX lists_by_cover ON lists(cover_photo_id) WHERE cover_photo_id IS NOT NULL;
+                CREATE INDEX lists_by_source ON lists(copied_from) WHERE copied_from IS NOT NULL;
+                CREATE TABLE list_items (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    list_id INTEGER NOT NULL REFERENCES lists(id) ON DELETE CASCADE,
+                    owner_id INTEGER NOT NULL,
+                    kind TEXT NOT NULL CHECK (kind IN ('ride', 'park')),
+                    target_id TEXT NOT NULL,
+                    note TEXT,
+                    position INTEGER NOT NULL,
+                    added_at REAL NOT NULL,
+                    checked_at REAL,
+                    checked_by TEXT CHECK (checked_by IN ('ride-log', 'visit', 'by hand')),
+                    shown_at REAL,
+                    unchecked_by_hand INTEGER NOT NULL DEFAULT 0,
+                    UNIQUE (list_id, kind, target_id)
+                );
+                CREATE INDEX list_items_order ON list_items(list_id, position);
+                CREATE INDEX list_items_open ON list_items(owner_id, kind, target_id) WHERE checked_at IS NULL AND unchecked_by_hand = 0;
+                CREATE INDEX list_items_by_target ON list_items(kind, target_id);
+                -- A list's checked items as its owner counts them, and as others do (shown by now).
+                CREATE INDEX list_items_checked ON list_items(list_id, shown_at) WHERE checked_at IS NOT NULL;
+                CREATE TRIGGER list_items_counted_on_insert AFTER INSERT ON list_items BEGIN
+                    UPDATE lists SET items = items + 1 WHERE id = new.list_id;
+                    UPDATE catalog_rides SET lists = lists + 1 WHERE new.kind = 'ride' AND id = new.target_id;
+                END;
+                CREATE TRIGGER list_items_counted_on_delete AFTER DELETE ON list_items BEGIN
+                    UPDATE lists SET items = items - 1 WHERE id = old.list_id;
+                    UPDATE catalog_rides SET lists = lists - 1 WHERE old.kind = 'ride' AND id = old.target_id;
+                END;
+                CREATE TRIGGER list_items_counted_on_retarget AFTER UPDATE OF kind, target_id ON list_items BEGIN
+                    UPDATE catalog_rides SET lists = lists - 1 WHERE old.kind = 'ride' AND id = old.target_id;
+                    UPDATE catalog_rides SET lists = lists + 1 WHERE new.kind = 'ride' AND id = new.target_id;
+                END;
+                CREATE TABLE list_likes (
+                    list_id INTEGER NOT NULL REFERENCES lists(id) ON DELETE CASCADE,
+                    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    at REAL NOT NULL,
+                    PRIMARY KEY (list_id, user_id)
+                );
+                CREATE TABLE list_follows (
+                    list_id INTEGER NOT NULL REFERENCES lists(id) ON DELETE CASCADE,
+                    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    at REAL NOT NULL,
+                    PRIMARY KEY (list_id, user_id)
+                );
+                CREATE INDEX list_follows_by_user ON list_follows(user_id, list_id);
+                CREATE TABLE list_owner_follows (
+                    owner_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    at REAL NOT NULL,
+                    PRIMARY KEY (owner_id, user_id)
+                );
+                CREATE INDEX list_owner_follows_by_user ON list_owner_follows(user_id, owner_id);
+                CREATE TABLE list_changes (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    list_id INTEGER NOT NULL REFERENCES lists(id) ON DELETE CASCADE,
+                    owner_id INTEGER NOT NULL,
+                    kind TEXT NOT NULL CHECK (kind IN ('item-added', 'item-checked')),
+                    item_id INTEGER NOT NULL,
+                    target_kind TEXT NOT NULL,
+                    target_id TEXT NOT NULL,
+                    item_name TEXT NOT NULL,
+                    source TEXT,
+                    at REAL NOT NULL,
+                    shown_at REAL NOT NULL,
+                    delivered INTEGER NOT NULL DEFAULT 0
+                );
+                CREATE INDEX list_changes_by_list ON list_changes(list_id, id DESC);
+                CREATE INDEX list_changes_by_owner ON list_changes(owner_id, id DESC);
+                CREATE INDEX list_changes_due ON list_changes(shown_at) WHERE delivered = 0;
+                """)
+            // The parks and rides loaded before the catalogue existed are its first entries,
+            // each under its own id and linked to itself.
+            let insertPark = try db.makeStatement(sql: "INSERT INTO catalog_parks (id, name, name_key, fenced) VALUES (?, ?, ?, 1)")
+            let insertParkDocument = try db.makeStatement(sql: "INSERT INTO catalog_parks_fts (rowid, name_doc) VALUES (?, ?)")
+            for row in try Row.fetchAll(db, sql: "SELECT id, name FROM parks ORDER BY id") {
+                let name: String = row["name"]
+                try insertPark.execute(arguments: [row["id"] as String, name, CatalogText.matchKey(name)])
+                try insertParkDocument.execute(arguments: [db.lastInsertedRowID, CatalogText.nameDocument(name)])
+            }
+            let insertRide = try db.makeStatement(sql: """
+                INSERT INTO catalog_rides (id, park_id, ride_id, name, name_key, type, status, land, height_m, speed_kmh, length_m, inversions,
+                                           manufacturer, manufacturer_key, model, opened, material, stats_source, name_doc, detail_doc)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+            for row in try Row.fetchAll(db, sql: """
+                SELECT r.*, p.name AS park_name FROM rides r JOIN parks p ON p.id = r.park_id ORDER BY r.id
+                """) {
+                let name: String = row["name"], land: String? = row["land"]
+                let type = RideType(rawValue: row["type"]) ?? .other
+                let stats = RideStats(heightM: row["height_m"], speedKmh: row["speed_kmh"], lengthM: row["length_m"], inversions: row["inversions"],
+                                      manufacturer: row["manufacturer"], model: row["model"], opened: row["opened"], material: row["material"],
+                                      source: row["stats_source"])
+                let id: String = row["id"]
+                try insertRide.execute(arguments: [
+                    id, row["park_id"] as String, id, name, CatalogText.matchKey(name), type.rawValue, row["status"] as String?, land,
+                    stats.heightM, stats.speedKmh, stats.lengthM, stats.inversions, stats.manufacturer, stats.manufacturer.map(CatalogText.fold),
+                    stats.model, stats.opened, stats.material, stats.source, CatalogText.nameDocument(name),
+                    CatalogText.detailDocument(park: row["park_name"], land: land, type: type, stats: stats),
+                ])
+            }
         }
 
         return migrator

@@ -128,6 +128,7 @@ extension SpatiaLiteStore {
                     """).execute(arguments: [user.rawValue, park.rawValue, now.timeIntervalSince1970, now.timeIntervalSince1970])
                 let id = db.lastInsertedRowID
                 try Self.creditChallenges(user: user, evidence: .visit(id: id, park: park, at: now), now: now, db)
+                try Self.checkListItems(user: user, evidence: .visit(park, at: now), db)
                 try Self.awardBadges(user, at: now, db)
                 return .created(Visit(id: id, park: park, how: .explicit, enteredAt: now, leftAt: nil))
             }
@@ -194,6 +195,8 @@ extension SpatiaLiteStore {
             try Self.creditChallenges(
                 user: user, evidence: .rideLog(id: entry.id, ride: rideID, park: ride.park, isCoaster: ride.type == .coaster, evidence: evidence, at: now),
                 now: now, db)
+            // And every list of the rider's that holds it, likewise.
+            try Self.checkListItems(user: user, evidence: .rideLog(rideID, at: now), db)
             try Self.awardBadges(user, at: now, db)
             let count = try Int.fetchOne(db.cachedStatement(sql: "SELECT rides FROM ride_counts WHERE user_id = ? AND ride_id = ?"),
                 arguments: [user.rawValue, rideID.rawValue]) ?? 0
@@ -350,7 +353,7 @@ extension SpatiaLiteStore {
     }
 
     /// Writes transitions and the visits they open and close; a visit opened counts towards the
-    /// user's challenges (rare: the fixes that open none pay nothing for them).
+    /// user's challenges and checks their lists (rare: the fixes that open none pay nothing for them).
     private static func apply(_ transitions: [Transition], user: UserID, fixID: Int64, now: Date, boards: WaitBoards, _ db: Database) throws {
         let insert = try db.cachedStatement(sql: """
             INSERT INTO transitions (user_id, fix_id, event, park_id, zone_id, zone_kind, ride_id, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -372,6 +375,7 @@ extension SpatiaLiteStore {
                         INSERT INTO visits (user_id, park_id, how, entered_at, last_evidence_at) VALUES (?, ?, 'automatic', ?, ?)
                         """).execute(arguments: [user.rawValue, t.park.rawValue, at, at])
                     try Self.creditChallenges(user: user, evidence: .visit(id: db.lastInsertedRowID, park: t.park, at: t.at), now: now, db)
+                    try Self.checkListItems(user: user, evidence: .visit(t.park, at: t.at), db)
                     try Self.awardBadges(user, at: t.at, db)
                 }
             case .exit:

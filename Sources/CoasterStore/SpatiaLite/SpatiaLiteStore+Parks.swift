@@ -7,7 +7,8 @@ extension SpatiaLiteStore {
     /// transaction: all of them or none.
     ///
     /// Zones are replaced. Rides are upserted and those missing from the new file are unlisted,
-    /// never deleted, because ride logs refer to them.
+    /// never deleted, because ride logs refer to them. The park and its rides take their
+    /// catalogue entries in the same transaction (``catalogParkLoaded(_:_:)``).
     public func replaceParks(_ definitions: [ParkDefinition]) async throws -> [ParkReplacement] {
         let importedAt = self.now().timeIntervalSince1970
         return try await self.pool.write { db in
@@ -63,6 +64,7 @@ extension SpatiaLiteStore {
                 Data(WKB.encode(zone.area)),
             ])
         }
+        try Self.catalogParkLoaded(definition, db)
         let listedNow = Set(definition.rides.map(\.id.rawValue))
         return ParkReplacement(
             park: park.id, replaced: existed, zones: definition.zones.count, rides: definition.rides.count,

@@ -85,15 +85,16 @@ extension SpatiaLiteStore {
         }
     }
 
-    /// A photo `viewer` may see (theirs, an accepted friend's, or the proof of an entry in a
-    /// challenge they may see), or `nil`: no such photo and a photo they may not see are one
-    /// answer. One read for the photo and what lets the viewer see it.
+    /// A photo `viewer` may see (theirs, an accepted friend's, the proof of an entry in a
+    /// challenge they may see, or the cover of a list they may read), or `nil`: no such photo and
+    /// a photo they may not see are one answer. One read for the photo and what lets the viewer see it.
     public func photo(_ id: Int64, viewer: UserID) async throws -> Photo? {
         try await self.pool.read { db in
             guard let photo = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM photos WHERE id = ?"), arguments: [id]).map(Self.photo)
             else { return nil }
             guard try Self.isSelfOrFriend(photo.owner, of: viewer, db)
                 || Bool.fetchOne(db.cachedStatement(sql: Self.visibleProof), arguments: ["photo": id, "viewer": viewer.rawValue]) == true
+                || Bool.fetchOne(db.cachedStatement(sql: Self.visibleCover), arguments: ["photo": id, "viewer": viewer.rawValue]) == true
             else { return nil }
             return photo
         }
@@ -107,6 +108,9 @@ extension SpatiaLiteStore {
             WHERE e.photo_id = :photo AND (c.visibility = 'public' OR EXISTS (
                 SELECT 1 FROM challenge_members m WHERE m.challenge_id = c.id AND m.user_id = :viewer AND m.state IN ('member', 'invited'))))
         """
+
+    /// Whether a photo is the cover of a list the viewer may read: the list shows it to them.
+    static let visibleCover = "SELECT EXISTS (SELECT 1 FROM lists l WHERE l.cover_photo_id = :photo AND \(SpatiaLiteStore.readable()))"
 
     /// The bytes of a stored photo.
     public func photoBytes(_ photo: Photo) throws -> Data {
