@@ -430,7 +430,7 @@ extension PostgresStore {
     /// the import's transaction: the park's entry, fenced (the one catalogue park of the same
     /// match key and another id, if there is exactly one, gives it its rides and its place in
     /// lists, and goes); each ride takes the entry linked to it, else the unlinked entry of its own
-    /// id, else one of the park's unlinked entries of the same match key (the first made), else a
+    /// id, else one of the park's unlinked entries of the same match key (the first by id), else a
     /// new one. Rides the file no longer lists keep their entries: lists hold them.
     static func catalogPark(_ definition: ParkDefinition, _ tx: PostgresTransaction) async throws {
         let park = definition.park

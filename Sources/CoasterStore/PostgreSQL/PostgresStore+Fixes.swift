@@ -240,6 +240,9 @@ extension PostgresStore: FixStore {
             if let refusal = try await Self.sequenceRefusal(user, next: ride, policy: policy, now: t, tx) { return .failure(refusal) }
             let evidence = try await Self.evidence(user, ride: rideID, since: max(visit.enteredAt.timeIntervalSince1970, t - visitTimeout),
                                                    policy: policy, now: t, tx)
+            // Every list of the rider's that holds it, checked off in the same transaction: before the
+            // ride-log lock, which every rider's log waits for, since it needs no log id.
+            try await Self.checkListItems(user: user, ride: rideID, at: t, tx)
             // Counted on the leaderboards later, by `settleTallies(through:limit:)`, in id order.
             try await tx.lock(.rideLogs)
             let id = try await tx.one("""
@@ -251,8 +254,6 @@ extension PostgresStore: FixStore {
             try await Self.creditChallenges(
                 user: user, evidence: .rideLog(id: id, ride: rideID, park: ride.park, isCoaster: ride.type == .coaster, evidence: evidence, at: now),
                 at: t, now: now, tx)
-            // And every list of the rider's that holds it, checked off in the same transaction.
-            try await Self.checkListItems(user: user, ride: rideID, at: t, tx)
             try await Self.awardBadges(user, at: now, tx)
             // `ride_counts` is kept by a trigger on `ride_logs`: read after the insert's statement.
             let count = try await tx.first("SELECT rides FROM ride_counts WHERE user_id = \(user.rawValue) AND ride_id = \(rideID.rawValue)")

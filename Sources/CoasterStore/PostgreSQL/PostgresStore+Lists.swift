@@ -379,7 +379,9 @@ extension PostgresStore {
     /// Checks off, in the transaction that logged the ride, every open item of the rider's lists
     /// that holds its catalogue entry (not unchecked by hand), and records a change for each: one
     /// statement, prepared once per connection, that probes `list_items_open` and writes nothing
-    /// when no list holds the ride.
+    /// when no list holds the ride. Others see the check from ``ListRules/shownAt(_:privacy:)``
+    /// under the default ``LocationPrivacy``, as on SQLite: the writes that call this are not
+    /// handed the service's policy.
     /// - Parameter at: the log's time as its row holds it (seconds since 1970).
     static func checkListItems(user: UserID, ride: RideID, at: Double, _ tx: PostgresTransaction) async throws {
         let check = ListCheck(at: Date(timeIntervalSince1970: at), source: .rideLog)
