@@ -84,36 +84,4 @@ public final class Lists: Sendable {
         }
         return delivered
     }
-
-    /// The items of a list in `sort` order, as the stores order them (``ListStore/items(of:viewer:sort:privacy:limit:offset:)``),
-    /// for a list read whole (``ListStore/sharedList(token:privacy:)``).
-    public static func sorted(_ items: [ListItemView], by sort: ListSort) -> [ListItemView] {
-        func figure(_ item: ListItemView) -> Double? {
-            switch sort {
-            case .height: item.ride?.stats.heightM
-            case .speed: item.ride?.stats.speedKmh
-            default: nil
-            }
-        }
-        func parkName(_ item: ListItemView) -> String { CatalogText.matchKey(item.ride?.park.name ?? item.park?.name ?? "") }
-        switch sort {
-        case .custom:
-            return items.sorted { $0.position < $1.position }
-        case .added:
-            return items.sorted { ($0.addedAt, $0.id) > ($1.addedAt, $1.id) }
-        case .name:
-            return items.sorted { (CatalogText.matchKey($0.name), $0.position) < (CatalogText.matchKey($1.name), $1.position) }
-        case .park:
-            return items.sorted { (parkName($0), $0.position) < (parkName($1), $1.position) }
-        case .height, .speed:
-            return items.sorted { a, b in
-                switch (figure(a), figure(b)) {
-                case (let x?, let y?): x != y ? x > y : a.position < b.position
-                case (.some, nil): true
-                case (nil, .some): false
-                case (nil, nil): a.position < b.position
-                }
-            }
-        }
-    }
 }

@@ -178,7 +178,7 @@ struct CatalogStoreTests {
     @Test(arguments: ["Millennium Force", "Magnum XL-200 (Cedar Point)", "Fēnix", "The Beast", "X", "Apollo's Chariot"])
     func similarityOfAFoldedNameIsTheCoreRule(_ name: String) {
         for terms in [["millenium"], ["bansee", "force"], ["beast"], ["x"], ["fenix", "zz"], ["apollos", "chariot"]] {
-            #expect(CatalogSearch.similarity(terms.map { CatalogText.trigrams(Substring($0)) }, folded: CatalogText.nameDocument(name))
+            #expect(CatalogText.similarity(terms.map { CatalogText.trigrams(Substring($0)) }, folded: CatalogText.nameDocument(name))
                     == CatalogText.similarity(terms, name), "\(terms)")
         }
     }

@@ -119,10 +119,10 @@ struct ListsController {
         try self.sharedReads.take(key: context.clientAddress, what: "shared list")
         let token = context.parameters.get("token") ?? ""
         let sort = try Self.sort(request)
-        guard Self.isShareToken(token), let shared = try await self.store.sharedList(token: token, privacy: self.privacy) else {
+        guard Self.isShareToken(token), let shared = try await self.store.sharedList(token: token, sort: sort, privacy: self.privacy) else {
             throw ListError.noSuchList
         }
-        return ListPageResponse(list: ListWire(shared.list), items: Lists.sorted(shared.items, by: sort).map(ListItemWire.init))
+        return ListPageResponse(list: ListWire(shared.list), items: shared.items.map(ListItemWire.init))
     }
 
     /// 22 characters of base64url: what ``ListRules/newShareToken()`` makes of 16 bytes.

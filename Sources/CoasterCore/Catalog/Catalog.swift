@@ -222,11 +222,16 @@ public enum CatalogText {
     /// (shared / all) with a word of the name, averaged over the terms. "millenium" against
     /// "Millennium Force" is 0.67; against "Magnum XL-200", 0.
     public static func similarity(_ terms: [String], _ name: String) -> Double {
+        self.similarity(terms.map { self.trigrams(Substring($0)) }, folded: self.fold(name))
+    }
+
+    /// The same, for terms given as their trigrams and a name already folded (a store's name
+    /// document): a misspelt query weighs up to hundreds of names, each folded once when stored.
+    public static func similarity(_ terms: [Set<String>], folded name: String) -> Double {
         guard !terms.isEmpty else { return 0 }
-        let words = self.fold(name).split(separator: " ").map { self.trigrams($0) }
+        let words = name.split(separator: " ").map { self.trigrams($0) }
         var total = 0.0
-        for term in terms {
-            let grams = self.trigrams(Substring(term))
+        for grams in terms {
             var best = 0.0
             for word in words {
                 let union = grams.union(word).count

@@ -142,6 +142,15 @@ public struct RideStats: Hashable, Sendable, Codable {
     }
 
     public var isEmpty: Bool { self == RideStats() }
+
+    /// These figures, each one missing taken from `other`: how a catalogue entry and a park
+    /// file's ride of the same coaster make one record (neither source has every figure).
+    public func filled(from other: RideStats) -> RideStats {
+        RideStats(heightM: self.heightM ?? other.heightM, speedKmh: self.speedKmh ?? other.speedKmh, lengthM: self.lengthM ?? other.lengthM,
+                  inversions: self.inversions ?? other.inversions, manufacturer: self.manufacturer ?? other.manufacturer,
+                  model: self.model ?? other.model, opened: self.opened ?? other.opened, material: self.material ?? other.material,
+                  source: self.source ?? other.source)
+    }
 }
 
 /// A park: its boundary is the geofence that check-ins are validated against.

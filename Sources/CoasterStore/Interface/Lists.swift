@@ -7,7 +7,7 @@ import Foundation
 /// Who may read a list (``list(_:viewer:privacy:)``): its owner always; anyone else never when
 /// either of the two blocks the other; otherwise `public` lists every signed-in user, `friends`
 /// lists the owner's accepted friends, `private` and `link` lists nobody (a `link` list is read
-/// through ``sharedList(token:privacy:)``). What may not be read answers as if it did not exist.
+/// through ``sharedList(token:sort:privacy:)``). What may not be read answers as if it did not exist.
 ///
 /// Checking off: the stores' own ride-log and visit writes check, in the same transaction, every
 /// unchecked item of the rider's lists that holds the ride's catalogue entry (or the park), unless
@@ -26,7 +26,7 @@ public protocol ListStore: Sendable {
 
     /// The `link` list whose share token this is, read by anyone who holds it (signed in or not),
     /// or `nil` (no such token, revoked, or the list is no longer `link`).
-    func sharedList(token: String, privacy: LocationPrivacy) async throws -> (list: RideListView, items: [ListItemView])?
+    func sharedList(token: String, sort: ListSort, privacy: LocationPrivacy) async throws -> (list: RideListView, items: [ListItemView])?
 
     /// `owner`'s lists that `viewer` may read, newest first; `before` pages by list id.
     func lists(of owner: UserID, viewer: UserID, privacy: LocationPrivacy, limit: Int, before: Int64?) async throws -> [RideListView]

@@ -353,12 +353,7 @@ struct CatalogEntryRow: Hashable, Sendable {
     /// The figures of `self`, each one it lacks taken from `other`.
     func filling(from other: RideStats, position: Coordinate?) -> CatalogEntryRow {
         var filled = self
-        let mine = self.stats
-        filled.stats = RideStats(
-            heightM: mine.heightM ?? other.heightM, speedKmh: mine.speedKmh ?? other.speedKmh, lengthM: mine.lengthM ?? other.lengthM,
-            inversions: mine.inversions ?? other.inversions, manufacturer: mine.manufacturer ?? other.manufacturer,
-            model: mine.model ?? other.model, opened: mine.opened ?? other.opened, material: mine.material ?? other.material,
-            source: mine.source ?? other.source)
+        filled.stats = self.stats.filled(from: other)
         filled.position = self.position ?? position
         return filled
     }

@@ -41,14 +41,14 @@ extension PostgresStore: ListStore {
         }
     }
 
-    public func sharedList(token: String, privacy: LocationPrivacy) async throws -> (list: RideListView, items: [ListItemView])? {
+    public func sharedList(token: String, sort: ListSort, privacy: LocationPrivacy) async throws -> (list: RideListView, items: [ListItemView])? {
         let t = self.now().timeIntervalSince1970
         let found = try await self.read { tx -> SharedList? in
             guard let id = try await tx.first("SELECT id FROM lists WHERE share_token = \(token) AND visibility = 'link'")
                 .map({ try $0.decode(Int64.self) }),
                 let view = try await Self.listViews([id], viewer: nil, now: t, tx).first?.view
             else { return nil }
-            let items = try await Self.itemViews(list: id, owner: false, now: t, sort: .custom, limit: Int.max, offset: 0, tx)
+            let items = try await Self.itemViews(list: id, owner: false, now: t, sort: sort, limit: Int.max, offset: 0, tx)
             return SharedList(list: view, items: items)
         }
         return found.map { ($0.list, $0.items) }

@@ -50,32 +50,13 @@ enum CatalogSearch {
     static func approximate<T>(_ candidates: [Candidate<T>], terms: [String], limit: Int, offset: Int) -> (page: [T], any: Bool) {
         let grams = terms.map { CatalogText.trigrams(Substring($0)) }
         let alike = candidates.compactMap { candidate -> (Candidate<T>, Double)? in
-            let score = Self.similarity(grams, folded: candidate.nameDocument)
+            let score = CatalogText.similarity(grams, folded: candidate.nameDocument)
             return score >= CatalogText.typoThreshold ? (candidate, score) : nil
         }.sorted { a, b in
             if a.1 != b.1 { return a.1 > b.1 }
             return (a.0.nameKey, a.0.id) < (b.0.nameKey, b.0.id)
         }
         return (Array(alike.dropFirst(offset).prefix(limit).map(\.0.key)), !alike.isEmpty)
-    }
-
-    /// ``CatalogText/similarity(_:_:)`` of the terms (given as their trigrams) and a name already
-    /// folded (its name document): the same value, without folding every candidate's name and
-    /// making every term's trigrams again for each (a misspelt query weighs up to
-    /// ``typoCandidates`` names).
-    static func similarity(_ terms: [Set<String>], folded name: String) -> Double {
-        guard !terms.isEmpty else { return 0 }
-        let words = name.split(separator: " ").map { CatalogText.trigrams($0) }
-        var total = 0.0
-        for grams in terms {
-            var best = 0.0
-            for word in words {
-                let union = grams.union(word).count
-                if union > 0 { best = max(best, Double(grams.intersection(word).count) / Double(union)) }
-            }
-            total += best
-        }
-        return total / Double(terms.count)
     }
 
     /// Whether a query's filters narrow the rides (parks are answered only without them).

@@ -433,13 +433,3 @@ private struct CatalogEntry: Equatable, FetchableRecord {
         return filled
     }
 }
-
-private extension RideStats {
-    /// These figures, each one missing taken from `other`.
-    func filled(from other: RideStats) -> RideStats {
-        RideStats(heightM: self.heightM ?? other.heightM, speedKmh: self.speedKmh ?? other.speedKmh, lengthM: self.lengthM ?? other.lengthM,
-                  inversions: self.inversions ?? other.inversions, manufacturer: self.manufacturer ?? other.manufacturer,
-                  model: self.model ?? other.model, opened: self.opened ?? other.opened, material: self.material ?? other.material,
-                  source: self.source ?? other.source)
-    }
-}

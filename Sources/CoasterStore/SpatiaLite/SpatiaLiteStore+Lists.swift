@@ -33,14 +33,14 @@ extension SpatiaLiteStore: ListStore {
         return try await self.pool.read { db in try Self.listView(id, viewer: viewer, now: now, db) }
     }
 
-    public func sharedList(token: String, privacy: LocationPrivacy) async throws -> (list: RideListView, items: [ListItemView])? {
+    public func sharedList(token: String, sort: ListSort, privacy: LocationPrivacy) async throws -> (list: RideListView, items: [ListItemView])? {
         let now = self.now()
         return try await self.pool.read { db in
             // Read as nobody: the token grants what anyone else sees of the list.
             guard let list = try Self.listViews(where: "l.share_token = :token AND l.visibility = 'link'", ["token": token], viewer: Self.nobody,
                                                 now: now, db).first
             else { return nil }
-            let items = try Self.itemViews(where: "i.list_id = :list", order: Self.itemOrder(.custom),
+            let items = try Self.itemViews(where: "i.list_id = :list", order: Self.itemOrder(sort),
                                            ["list": list.id, "limit": ListRules().maximumItems, "offset": 0], owner: false, now: now, db)
             return (list, items)
         }
