@@ -73,6 +73,8 @@ public func buildRouter(_ service: Service, trustedProxy: String? = nil) throws 
     LiveController(live: service.live, heartbeat: service.location.liveHeartbeat).addRoutes(to: members)
     members.addRoutes(NearbyController(people: service.people, fences: places, policy: service.location, rates: service.limiters.nearby,
                                        now: service.now).endpoints)
+    members.addRoutes(PlacesController(people: service.people, places: PlacesInForce(service.fences), policy: service.location,
+                                       now: service.now).endpoints)
     members.addRoutes(RidesController(store: service.store, policy: service.location, challenges: challenges, lists: lists).endpoints)
     members.addRoutes(ChallengesController(challenges: challenges, now: service.now).endpoints)
     let catalog = CatalogController(store: service.store)
@@ -80,6 +82,10 @@ public func buildRouter(_ service: Service, trustedProxy: String? = nil) throws 
     let listRoutes = ListsController(lists: lists, sharedReads: service.limiters.sharedLists)
     members.addRoutes(listRoutes.endpoints)
     router.addRoutes(listRoutes.publicEndpoints, atPath: "/v1")
+    members.addRoutes(PeopleController(store: service.store, rules: PeopleRules(), searches: service.limiters.peopleSearches,
+                                       follows: service.limiters.follows).endpoints)
+    members.addRoutes(PostsController(posts: Posts(store: service.store, privacy: service.location.privacy, limits: service.limiters.posts,
+                                                   now: service.now)).endpoints)
     router.addRoutes(OwnTracksController(store: service.store, fences: service.fences, sessions: service.sessions, people: service.people,
                                          recorder: service.fixRecorder, policy: service.location, rates: service.limiters.fixes,
                                          now: service.now).endpoints)

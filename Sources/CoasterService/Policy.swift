@@ -68,6 +68,13 @@ public struct RateLimits: Hashable, Sendable {
     /// Shared-list reads (`GET /v1/shared-lists/{token}`, anyone may call it) one client address
     /// may make: enough for a group opening a link, far too few to guess tokens by trying them.
     public var sharedLists = RateLimit(perSecond: 1, burstSeconds: 60, minimumBurst: 30)
+    /// People searches and suggestions a user may ask for (docs: People): a search is typed a
+    /// letter at a time, but every answer names people, so no one may walk the directory by it.
+    public var peopleSearches = RateLimit(perSecond: 1, burstSeconds: 30, minimumBurst: 30)
+    /// Follows and unfollows a user may make: each lands in someone's follower count.
+    public var follows = RateLimit(perSecond: 1, burstSeconds: 60, minimumBurst: 60)
+    /// Posts, comments, thumbs and post searches a user may make (docs: Posts).
+    public var posts = PostRateLimits()
 
     public init() {}
 }
@@ -114,6 +121,10 @@ public struct Limiters: Sendable {
     public let leaderboards: RequestRates
     public let registrations: RequestRates
     public let sharedLists: RequestRates
+    public let peopleSearches: RequestRates
+    public let follows: RequestRates
+    /// The limits of posts, comments, thumbs and post searches, whose buckets ``Posts`` keeps.
+    public let posts: PostRateLimits
 
     public init(_ limits: RateLimits, now: @escaping @Sendable () -> Date) {
         self.fixes = RequestRates(limits.fixes, now: now)
@@ -123,5 +134,8 @@ public struct Limiters: Sendable {
         self.leaderboards = RequestRates(limits.leaderboards, now: now)
         self.registrations = RequestRates(limits.registrations, now: now)
         self.sharedLists = RequestRates(limits.sharedLists, now: now)
+        self.peopleSearches = RequestRates(limits.peopleSearches, now: now)
+        self.follows = RequestRates(limits.follows, now: now)
+        self.posts = limits.posts
     }
 }

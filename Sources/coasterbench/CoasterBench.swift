@@ -8,7 +8,7 @@ struct CoasterBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "coasterbench",
         abstract: "Benchmarks of CoasterLife on a generated world (tools/bench).",
-        subcommands: [Engine.self, Load.self, Export.self, ChallengesLoad.self, ListsBench.self],
+        subcommands: [Engine.self, Load.self, Export.self, ChallengesLoad.self, ListsBench.self, PostsBench.self],
         defaultSubcommand: Engine.self)
 }
 
@@ -114,7 +114,7 @@ struct Engine: ParsableCommand {
             }
             let rss = Self.rssMiB()
             let friends = w.people.values.reduce(0) { $0 + $1.friends.count } / max(1, w.people.count)
-            print("| \(count) | world | | | | \(w.parks.count) parks, \(w.zones.count) ride zones, \(friends) friends/user avg, generated in \(String(format: "%.1f", built)) s; RSS \(rss) MiB |")
+            print("| \(count) | world | | | | \(w.parks.count) parks, \(w.zones.count) zones (rides and places), \(friends) friends/user avg, generated in \(String(format: "%.1f", built)) s; RSS \(rss) MiB |")
             worlds.append(Prepared(count: count, index: index, probes: w.probes, nearby: nearby))
         }
         // Every operation at every count, round after round; rows grouped by count as they print.

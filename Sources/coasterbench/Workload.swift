@@ -14,8 +14,9 @@ struct WorldOptions: ParsableArguments {
 
 /// The benchmark's world (issue "Benchmarks"): 50 star-shaped parks over the continental US,
 /// 100–300 vertices, 0.35–2 km across, each with 20–60 non-overlapping ride zones of 9–25
-/// vertices and 20–90 m across; users placed 70 % in parks in groups, 15 % a few km from one,
-/// 15 % anywhere; a symmetric friend graph of about 50 friends each.
+/// vertices and 20–90 m across and 8–16 places (restrooms, food, first aid); users placed 70 %
+/// in parks in groups, 15 % a few km from one, 15 % anywhere; a symmetric friend graph of about
+/// 50 friends each.
 struct Workload {
     var parks: [Park] = []
     var zones: [Zone] = []
@@ -138,6 +139,34 @@ struct Workload {
             }
             w.probes.append(IncomingFix(lat: c.lat, lon: c.lon, accuracy: 10, recordedAt: now))
         }
+        w.addPlaces(seed: seed)
         return w
+    }
+
+    /// 8–16 places a park, a third each restrooms, food and first aid, at points within half the
+    /// park's radius of its centre, each a 10 m circle as a park file's point poi is drawn: what
+    /// `GET /v1/parks/{parkId}/places` answers. From a generator of their own, drawn after the
+    /// rest, so that the parks, rides, people and probes are the world they were before places.
+    /// Each park's places follow its rides in the zone list.
+    mutating func addPlaces(seed: UInt64) {
+        var g = SeededGenerator(seed: seed ^ 0x706C_6163_6573)  // "places"
+        let kinds: [(PlaceCategory, String)] = [(.restroom, "Restrooms"), (.food, "Snacks"), (.firstAid, "First Aid")]
+        var zones: [Zone] = []
+        for park in self.parks {
+            zones += self.zones.filter { $0.park == park.id }
+            guard let box = park.boundary.boundingBox else { continue }
+            let centre = box.center
+            // The star's first ray points north and is one of its long ones: about its radius.
+            let radius = Geodesy.distance(centre, Coordinate(lat: box.maxLat, lon: centre.lon))
+            for k in 0..<Int.random(in: 8...16, using: &g) {
+                let (category, name) = kinds[k % kinds.count]
+                let at = Geodesy.destination(from: centre, azimuth: Double.random(in: 0..<360, using: &g),
+                                             distance: Double.random(in: 0...(radius * 0.5), using: &g))
+                zones.append(Zone(id: ZoneID(park: park.id, slug: "place-\(k + 1)"), park: park.id, kind: .poi, name: name, ride: nil,
+                                  category: category.rawValue, area: MultiPolygon(polygons: [Polygon(rings: [Geodesy.geodesicCircle(center: at, radius: 10)])]),
+                                  position: at))
+            }
+        }
+        self.zones = zones
     }
 }

@@ -64,6 +64,15 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Shared-list reads (GET /v1/shared-lists/{token}) one client address may make per second, sustained (bursts of 60 s worth, at least 30). Environment: COASTERLIFE_SHARED_LIST_RATE.")
     var sharedListRate = Environment.value("COASTERLIFE_SHARED_LIST_RATE").flatMap(Double.init) ?? 1
 
+    @Option(help: "People searches and suggestions a user may ask for per second, sustained (bursts of 30 s worth, at least 30). Environment: COASTERLIFE_PEOPLE_SEARCH_RATE.")
+    var peopleSearchRate = Environment.value("COASTERLIFE_PEOPLE_SEARCH_RATE").flatMap(Double.init) ?? 1
+
+    @Option(help: "Follows and unfollows a user may make per second, sustained (bursts of 60 s worth, at least 60). Environment: COASTERLIFE_FOLLOW_RATE.")
+    var followRate = Environment.value("COASTERLIFE_FOLLOW_RATE").flatMap(Double.init) ?? 1
+
+    @Option(help: "Post searches (GET /v1/search/posts) a user may make per second, sustained (bursts of 15 s worth). Environment: COASTERLIFE_POST_SEARCH_RATE.")
+    var postSearchRate = Environment.value("COASTERLIFE_POST_SEARCH_RATE").flatMap(Double.init) ?? 2
+
     @Option(name: .customLong("trusted-proxy"), help: "The IP address of a reverse proxy in front of the service: from it, and only from it, the last X-Forwarded-For address is taken as the client's (login throttling and registration limits key on it). Environment: COASTERLIFE_TRUSTED_PROXY.")
     var trustedProxyOption: String?
 
@@ -88,7 +97,9 @@ struct Serve: AsyncParsableCommand {
         // Bounded: the bursts are whole numbers of requests (`inf` would not convert).
         for (name, rate) in [("--fix-rate", self.fixRate), ("--nearby-rate", self.nearbyRate), ("--message-rate", self.messageRate),
                              ("--friend-request-rate", self.friendRequestRate), ("--leaderboard-rate", self.leaderboardRate),
-                             ("--registration-rate", self.registrationRate), ("--shared-list-rate", self.sharedListRate)] {
+                             ("--registration-rate", self.registrationRate), ("--shared-list-rate", self.sharedListRate),
+                             ("--people-search-rate", self.peopleSearchRate), ("--follow-rate", self.followRate),
+                             ("--post-search-rate", self.postSearchRate)] {
             guard rate > 0, rate <= 1_000_000 else { throw ValidationError("\(name) must be more than 0 and at most 1000000, not \(rate)") }
         }
         if let proxy = self.trustedProxy, IPAddressText.normalized(proxy) == nil {
@@ -130,6 +141,9 @@ struct Serve: AsyncParsableCommand {
         configuration.limits.leaderboards.setRate(self.leaderboardRate)
         configuration.limits.registrations.setRate(self.registrationRate)
         configuration.limits.sharedLists.setRate(self.sharedListRate)
+        configuration.limits.peopleSearches.setRate(self.peopleSearchRate)
+        configuration.limits.follows.setRate(self.followRate)
+        configuration.limits.posts.searches.setRate(self.postSearchRate)
         configuration.trustedProxy = self.trustedProxy.flatMap(IPAddressText.normalized)
         // Printed at start so an operator sees what is in force (there are no secrets among these).
         logger.info("configuration", metadata: [
@@ -138,7 +152,8 @@ struct Serve: AsyncParsableCommand {
             "log_level": "\(self.logLevel)", "bcrypt_cost": "\(self.bcryptCost)", "idle_timeout_s": "\(self.idleTimeout)",
             "fix_rate": "\(self.fixRate)", "nearby_rate": "\(self.nearbyRate)", "message_rate": "\(self.messageRate)",
             "friend_request_rate": "\(self.friendRequestRate)", "leaderboard_rate": "\(self.leaderboardRate)",
-            "registration_rate": "\(self.registrationRate)", "shared_list_rate": "\(self.sharedListRate)", "trusted_proxy": "\(self.trustedProxy ?? "none")",
+            "registration_rate": "\(self.registrationRate)", "shared_list_rate": "\(self.sharedListRate)", "people_search_rate": "\(self.peopleSearchRate)",
+            "follow_rate": "\(self.followRate)", "post_search_rate": "\(self.postSearchRate)", "trusted_proxy": "\(self.trustedProxy ?? "none")",
             "report_window_s": "\(self.reportWindow)", "executor": "\(self.executor)", "fast_lane": "\(self.fastLane)",
         ])
         let service = try await Service.open(configuration.service, logger: logger)

@@ -73,6 +73,7 @@ struct AuthorizationMatrixTests {
         Row(method: .get, path: "/v1/parks", outcomes: members(.ok)),
         Row(method: .get, path: "/v1/parks/{parkId}", outcomes: members(.ok)),
         Row(method: .get, path: "/v1/parks/{parkId}/rides", outcomes: members(.ok)),
+        Row(method: .get, path: "/v1/parks/{parkId}/places", outcomes: members(.ok)),
         Row(method: .get, path: "/v1/locate", outcomes: members(.ok)),
         Row(method: .get, path: "/v1/friends", outcomes: members(.ok)),
         Row(method: .get, path: "/v1/friends/requests", outcomes: members(.ok)),
@@ -200,6 +201,36 @@ struct AuthorizationMatrixTests {
             return o
         }()),
         Row(method: .delete, path: "/v1/users/{userId}/lists/follow", outcomes: members(.noContent)),
+        // People: search and suggestions answer every member alike; following someone who blocked
+        // the caller meets what an unknown user meets.
+        Row(method: .get, path: "/v1/people/search", outcomes: members(.ok)),
+        Row(method: .get, path: "/v1/people/suggested", outcomes: members(.ok)),
+        Row(method: .put, path: "/v1/users/{userId}/follow", outcomes: {
+            var o = members(.noContent)
+            o[.blocked] = .problem(.notFound, .noSuchUser)
+            return o
+        }()),
+        Row(method: .delete, path: "/v1/users/{userId}/follow", outcomes: members(.noContent)),
+        // Posts: the target's friends-only post with a comment of theirs (see ``targetPost``): the
+        // friend reads it, thumbs and comments on it, but may not change it or delete the comment;
+        // to anyone else it does not exist. Feeds and search answer every member.
+        Row(method: .post, path: "/v1/posts", body: { _, _ in ["text": "Hello from the midway"] }, outcomes: members(.created)),
+        Row(method: .get, path: "/v1/posts/{postId}", outcomes: friendsPost(.ok(.ok))),
+        Row(method: .patch, path: "/v1/posts/{postId}", body: { _, _ in ["text": "Edited"] }, outcomes: friendsPost(.problem(.forbidden, .forbidden))),
+        Row(method: .delete, path: "/v1/posts/{postId}", outcomes: friendsPost(.problem(.forbidden, .forbidden))),
+        Row(method: .put, path: "/v1/posts/{postId}/reaction", body: { _, _ in ["value": "up"] }, outcomes: friendsPost(.ok(.ok))),
+        Row(method: .delete, path: "/v1/posts/{postId}/reaction", outcomes: friendsPost(.ok(.ok))),
+        Row(method: .get, path: "/v1/posts/{postId}/comments", outcomes: friendsPost(.ok(.ok))),
+        Row(method: .post, path: "/v1/posts/{postId}/comments", body: { _, _ in ["text": "Nice"] }, outcomes: friendsPost(.ok(.created))),
+        Row(method: .delete, path: "/v1/comments/{commentId}",
+            outcomes: only([.friend], .problem(.forbidden, .forbidden), else: .problem(.notFound, .noSuchComment))),
+        Row(method: .get, path: "/v1/feed/home", outcomes: members(.ok)),
+        Row(method: .get, path: "/v1/feed/public", outcomes: members(.ok)),
+        Row(method: .get, path: "/v1/feed/park/{parkId}", outcomes: members(.ok)),
+        Row(method: .get, path: "/v1/feed/ride/{rideId}", outcomes: members(.ok)),
+        Row(method: .get, path: "/v1/feed/user/{userId}", outcomes: members(.ok)),
+        Row(method: .get, path: "/v1/feed/tag/{hashtag}", outcomes: members(.ok)),
+        Row(method: .get, path: "/v1/search/posts", outcomes: members(.ok)),
         // The one public list route: the share link is the credential, whoever holds it.
         Row(method: .get, path: "/v1/shared-lists/{token}", outcomes: everyone(.ok)),
         Row(method: .put, path: "/v1/admin/parks/{parkId}",
@@ -216,6 +247,19 @@ struct AuthorizationMatrixTests {
     /// The friend gets `friend`; everyone else but the anonymous 404 `no-such-list`.
     static func friendsList(_ friend: Outcome) -> [Actor: Outcome] {
         only([.friend], friend, else: .problem(.notFound, .noSuchList))
+    }
+
+    /// The friend gets `friend`; everyone else but the anonymous 404 `no-such-post`.
+    static func friendsPost(_ friend: Outcome) -> [Actor: Outcome] {
+        only([.friend], friend, else: .problem(.notFound, .noSuchPost))
+    }
+
+    /// The target's friends-only post and their comment on it: the post's and the comment's ids.
+    static func targetPost(_ target: TestUser, _ client: some TestClientProtocol) async throws -> (Int, Int) {
+        let post = try await client.send(.post, "/v1/posts", as: target, json: ["text": "Front row on Millennium Force", "visibility": "friends"])
+        let id = try #require(try json(post.body)["id"] as? Int, "\(String(buffer: post.body))")
+        let comment = try await client.send(.post, "/v1/posts/\(id)/comments", as: target, json: ["text": "Again tomorrow"])
+        return (id, try #require(try json(comment.body)["id"] as? Int, "\(String(buffer: comment.body))"))
     }
 
     /// The target's friends-only list holding Millennium Force, and a link list of theirs: the
@@ -287,7 +331,12 @@ struct AuthorizationMatrixTests {
                 }
                 var list = (0, 0, "")
                 if row.path.contains("{listId}") || row.path.contains("{token}") { list = try await Self.targetList(target, client) }
+                var post = (0, 0)
+                if row.path.contains("{postId}") || row.path.contains("{commentId}") { post = try await Self.targetPost(target, client) }
                 let uri = row.path
+                    .replacingOccurrences(of: "{postId}", with: String(post.0))
+                    .replacingOccurrences(of: "{commentId}", with: String(post.1))
+                    .replacingOccurrences(of: "{hashtag}", with: "launch")
                     .replacingOccurrences(of: "{listId}", with: String(list.0))
                     .replacingOccurrences(of: "{itemId}", with: String(list.1))
                     .replacingOccurrences(of: "{token}", with: list.2)
@@ -299,6 +348,8 @@ struct AuthorizationMatrixTests {
                     .replacingOccurrences(of: "{photoId}", with: String(try await Self.targetPhoto(target, client)))
                     .replacingOccurrences(of: "{metric}", with: "rides")
                     + (row.path == "/v1/locate" ? "?lat=41.4822&lon=-82.6835" : "")
+                    + (row.path == "/v1/people/search" ? "?q=t" : "")
+                    + (row.path == "/v1/search/posts" ? "?q=front" : "")
                 var headers = caller?.auth ?? [:]
                 if row.basicAuth {
                     headers = caller.map { [.authorization: "Basic " + Data("\($0.username):\(TestUser.password)".utf8).base64EncodedString()] } ?? [:]

@@ -181,6 +181,26 @@ struct SameAnswersTests {
         try await call(.get, "/v1/checkins", as: ann)
         try await call(.delete, "/v1/friends/\(cat.id)", as: ann)
         try await call(.get, "/v1/friends", as: ann)
+
+        // People: a profile, the opt-in, searches, riders like you (ann and cat share Millennium
+        // Force, bob's request to cat is waiting, dan blocked cat), follows.
+        try await call(.patch, "/v1/me", as: ann, json: ["status": ["emoji": "🎢", "text": "Hypers"], "homePark": "cedar-point",
+                                                          "favouriteRides": ["cedar-point.millennium-force", "cedar-point.gemini"], "findable": true])
+        for user in [bob, cat, dan] { try await call(.patch, "/v1/me", as: user, json: ["findable": true]) }
+        try await call(.patch, "/v1/me", as: bob, json: ["homePark": "atlantis", "favouriteRides": ["cedar-point.nothing"]])  // refused
+        try await call(.get, "/v1/people/search?q=ann", as: bob)
+        try await call(.get, "/v1/people/search?q=RID", as: dan)
+        try await call(.get, "/v1/people/search?q=cat", as: dan)  // blocked
+        try await call(.get, "/v1/people/search?q=nobody", as: bob)
+        for user in [ann, bob, cat, dan] { try await call(.get, "/v1/people/suggested", as: user) }
+        try await call(.put, "/v1/users/\(bob.id)/follow", as: ann)
+        try await call(.put, "/v1/users/\(bob.id)/follow", as: ann)
+        try await call(.put, "/v1/users/\(cat.id)/follow", as: dan)  // blocked
+        try await call(.put, "/v1/users/\(ann.id)/follow", as: ann)
+        try await call(.get, "/v1/users/\(bob.id)", as: ann)
+        try await call(.get, "/v1/people/search?q=bo", as: ann)
+        try await call(.delete, "/v1/users/\(bob.id)/follow", as: ann)
+        try await call(.get, "/v1/me", as: bob)
         try await call(.delete, "/v1/photos/\(photo)", as: ann)
         try await call(.get, "/v1/me/photos", as: ann)
         try await call(.get, "/v1/parks", as: nil)

@@ -73,6 +73,15 @@ struct QueryPlanTests {
             ("SELECT r.rowid, r.*, p.name AS park_name", "SCAN json_each VIRTUAL TABLE", "the rowids of a search's page: at most 50"),
             ("DELETE FROM catalog_parks_fts WHERE rowid", "SCAN catalog_parks_fts VIRTUAL TABLE INDEX 0:=",
              "a park's entry in the name index, by its rowid (FTS5's own lookup)"),
+            ("SELECT kind, value FROM post_tags WHERE post_id = ?", "USE TEMP B-TREE FOR ORDER BY",
+             "a post's tagged parks and rides in the author's order: at most 30"),
+            ("SELECT p.*, u.username, u.display_name, r.value AS reaction", "SCAN json_each VIRTUAL TABLE", "the ids of a page of posts: at most 100"),
+            ("SELECT post_id, photo_id FROM post_photos WHERE post_id IN", "SCAN json_each VIRTUAL TABLE",
+             "the ids of a page of posts, for their photos: at most 100"),
+            ("SELECT t.post_id, t.kind, t.value, cp.name AS park_name", "SCAN json_each VIRTUAL TABLE",
+             "the ids of a page of posts, for their tags: at most 100"),
+            ("SELECT r.*, p.name AS park_name, p.fenced AS park_fenced FROM catalog_rides r JOIN catalog_parks p ON p.id = r.park_id WHERE r.id IN",
+             "SCAN json_each VIRTUAL TABLE", "the rides tagged on a page of posts: at most 2,000"),
             // Planned, not run: SQLite searches a parent's children only when its key changes, and an
             // upsert of a park never changes its id (with a million photos tagged with a park, its
             // re-import took 0.07-0.08 s, as without them).

@@ -130,6 +130,18 @@ def main(directory):
             value = by_round or (rate / health, rate / health, rate / health)
             add(f"{label} vs /health, 8 connections", f"{rate:,.0f} req/s", f"{health:,.0f} req/s", share_text(value), f"≥ {goal:.0%}".replace("%", " %"),
                 value[0] >= goal)
+    # The nearest restroom against locate: time per request, round by round (tools/bench/http runs
+    # them one after the other in each round): locate's requests/s over the places route's.
+    places_route = "GET /v1/parks/{id}/places?category=restroom&limit=1"
+    places, by_round = wire(places_route, 8), wire_rounds(places_route, 8)
+    locate_rounds = wire_rounds("GET /v1/locate", 8)
+    if places and locate:
+        ratios = sorted(l / p for l, p in zip(locate_rounds, by_round)) if by_round and locate_rounds and len(by_round) == len(locate_rounds) \
+            else [locate / places]
+        median = statistics.median(ratios)
+        spread = "" if ratios[0] == ratios[-1] else f" (rounds {ratios[0]:.2f}–{ratios[-1]:.2f}×)"
+        add("wire nearest restroom vs locate, 8 connections (time per request)", f"{places:,.0f} req/s", f"{locate:,.0f} req/s",
+            f"{median:.2f}×{spread}", "≤ 1.5×", median <= 1.5)
     nearby = wire("GET /v1/friends/nearby?radius=500", 8)
     best_pg = max(filter(None, [peer("PostGIS", q, c) for q in ("nearby-planner", "nearby-spatial", "nearby-friends-first") for c in (2, 8)]), default=None)
     best_redis = max(filter(None, [peer("Redis", q, c) for q in ("nearby search-first", "nearby friends-first") for c in (2, 8)]), default=None)

@@ -42,6 +42,7 @@ bench_serve() {
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
   "$bin/coasterlife" serve --database "$database" --photos "$dir/photos" --port "$port" --parks '' --log-level error \
     --fix-rate 1000000 --nearby-rate 1000000 --message-rate 1000000 --leaderboard-rate 1000000 --registration-rate 1000000 --shared-list-rate 1000000 \
+    --people-search-rate 1000000 --follow-rate 1000000 --post-search-rate 1000000 \
     --report-window 0 > "$dir/server.log" 2>&1 &
   server=$!
   bench_servers="$bench_servers $server"

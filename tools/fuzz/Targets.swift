@@ -16,6 +16,15 @@ private let fences: FenceIndex = {
     return try! FenceIndex(parks: parks.map(\.park), zones: parks.flatMap(\.zones), replicas: 1)
 }()
 
+/// The real parks' places, for the places target (loaded once).
+private let parkPlaces: ParkPlaces = {
+    let parks = ["cedar-point", "kings-island", "six-flags-fiesta-texas"].compactMap { name -> ParkDefinition? in
+        guard let data = FileManager.default.contents(atPath: "data/parks/\(name).geojson") else { return nil }
+        return try? ParkImporter().definition(from: data)
+    }
+    return ParkPlaces(parks)
+}()
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
@@ -140,6 +149,101 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             guard edit.position.map({ (0..<rules.maximumItems).contains($0) }) ?? true, (edit.note ?? nil).map({ rules.noteViolation($0) == nil }) ?? true,
                   edit.position != nil || edit.note != nil || edit.checked != nil
             else { fatalError("an item patch passed unchecked, or an empty one") }
+        }
+    case "places":
+        // Bytes: a `category` value, a `limit` value and a position (two doubles), split at the
+        // first two zero bytes (a part left out, or the one byte FF, is a parameter not given). The query is read as the
+        // route reads it; a query it accepts is answered in every park from the position (moved
+        // next to the park when it is finite, so most runs measure): at most `limit` places, all
+        // of the asked categories, nearest first with finite distances and bearings in 0..<360, and by name.
+        let parts = bytes.split(separator: 0, maxSplits: 2, omittingEmptySubsequences: false)
+        func text(_ i: Int) -> Substring? {
+            i < parts.count && !parts[i].elementsEqual([0xFF]) ? Substring(String(decoding: parts[i], as: UTF8.self)) : nil
+        }
+        guard case .success(let query) = PlaceQuery.parse(category: text(0), limit: text(1)) else { break }
+        guard PlaceQuery.limits.contains(query.limit) else { fatalError("a limit out of range passed: \(query.limit)") }
+        let rest = parts.count > 2 ? Array(parts[2]) : []
+        let d = (0..<2).map { k in rest.count >= 8 * (k + 1) ? rest[(8 * k)..<(8 * k + 8)].withUnsafeBytes { $0.loadUnaligned(as: Double.self) } : 0 }
+        for p in parkPlaces.parkIDs.indices {
+            let all = parkPlaces.places(ofParkAt: p)
+            guard let anchor = all.first?.position else { continue }
+            let origin = d[0].isFinite && d[1].isFinite
+                ? Coordinate(lat: anchor.lat + d[0].truncatingRemainder(dividingBy: 0.05), lon: anchor.lon + d[1].truncatingRemainder(dividingBy: 0.05))
+                : Coordinate(lat: d[0], lon: d[1])
+            func asked(_ f: PlaceFound) -> Bool {
+                query.categories.rawValue == 0 || all[f.place].category.map { query.categories.contains($0.bit) } == true
+            }
+            let near = parkPlaces.nearest(inParkAt: p, from: origin, query)
+            guard near.count <= query.limit, near.allSatisfy(asked), Set(near.map(\.place)).count == near.count else {
+                fatalError("nearest answered other places than asked: \(near)")
+            }
+            var last = -1.0
+            for f in near {
+                guard let distance = f.distance, let bearing = f.bearing, distance.isFinite, distance >= last, bearing >= 0, bearing < 360 else {
+                    fatalError("a place out of order or without a distance and bearing: \(f) after \(last)")
+                }
+                last = distance
+            }
+            let named = parkPlaces.byName(inParkAt: p, query)
+            guard named.count <= query.limit, named.allSatisfy(asked), named.allSatisfy({ $0.distance == nil && $0.bearing == nil }) else {
+                fatalError("by name answered other places than asked: \(named)")
+            }
+        }
+    case "profile-body":
+        // The profile members of PATCH /v1/me: whatever the checks pass, the rules pass too (a
+        // name and bio in bounds, one emoji and a one-line text of at most 80 characters, a
+        // park's id, at most 10 distinct ride ids of the right form).
+        if let body = try? JSONDecoding.decode(ProfileBody.self, from: Data(bytes)), case .success(let changes) = body.changes() {
+            if let name = changes.displayName, (try? AccountRules.displayName(name)) != name { fatalError("a display name passed that the rules refuse") }
+            if let bio = changes.bio, (try? AccountRules.bio(bio)) != bio { fatalError("a bio passed that the rules refuse") }
+            if case .some(.some(let status)) = changes.status {
+                guard PeopleRules.isEmoji(status.emoji), (try? PeopleRules.status(emoji: status.emoji, text: status.text)) == status,
+                      !status.text.contains(where: \.isNewline)
+                else { fatalError("a status passed that the rules refuse") }
+            }
+            if case .some(.some(let park)) = changes.homePark, !Slug.isValid(park.rawValue) { fatalError("a home park of no park id's form passed") }
+            if let rides = changes.favouriteRides {
+                guard rides.count <= PeopleRules.maximumFavouriteRides, Set(rides).count == rides.count,
+                      rides.allSatisfy({ ListBodies.isRideID($0.rawValue) })
+                else { fatalError("favourite rides passed unchecked") }
+            }
+        }
+        // A name is found by itself: its whole folded form is one of its keys.
+        if bytes.count <= 1_024, let name = String(validating: bytes, as: UTF8.self) {
+            let key = PeopleRules.searchKey(name)
+            if !key.isEmpty, !PeopleRules.nameKeys(displayName: name, username: "user").contains(key) { fatalError("a name is not found by itself") }
+            _ = PeopleRules.isEmoji(name)
+        }
+    case "post-body":
+        // Each post body's decoder and checks: whatever they pass, the rules pass too (text in
+        // bounds, photos, parks and rides of well-formed ids within their counts, a thumb that is
+        // up or down, a comment in bounds and not blank).
+        let data = Data(bytes)
+        if let body = try? JSONDecoding.decode(NewPostBody.self, from: data), case .success(let draft) = body.draft() {
+            guard PostRules.violations(draft).isEmpty, draft.photos.allSatisfy({ $0 > 0 }), draft.parks.allSatisfy({ Slug.isValid($0.rawValue) }),
+                  draft.rides.allSatisfy({ PostBodies.isRideID($0.rawValue) }), draft.verifiedAt.map({ Slug.isValid($0.rawValue) }) ?? true,
+                  draft.hashtags.count <= PostRules.maximumHashtags
+            else { fatalError("a post body passed that the rules refuse") }
+        }
+        if let patch = try? JSONDecoding.decode(PostPatchBody.self, from: data), case .success(let edit) = patch.edit() {
+            guard PostRules.violations(edit).isEmpty, !edit.isEmpty, (edit.photos ?? []).allSatisfy({ $0 > 0 }) else {
+                fatalError("a post patch passed that the rules refuse, or an empty one")
+            }
+        }
+        if let body = try? JSONDecoding.decode(ReactionBody.self, from: data), case .success(let reaction) = body.reaction() {
+            guard Reaction.allCases.contains(reaction) else { fatalError("a thumb passed unchecked") }
+        }
+        if let body = try? JSONDecoding.decode(NewCommentBody.self, from: data), case .success(let text) = body.checked() {
+            guard PostRules.comment.violation(text) == nil, !PostRules.isBlank(text) else { fatalError("a comment passed unchecked") }
+        }
+        // Hashtags of any text: each folded, each a hashtag again, at most one per `#`.
+        if let text = String(bytes: bytes, encoding: .utf8) {
+            let tags = PostRules.hashtags(in: text)
+            guard tags.count <= text.utf8.filter({ $0 == UInt8(ascii: "#") }).count, Set(tags).count == tags.count,
+                  tags.allSatisfy({ PostRules.hashtag($0) == $0 })
+            else { fatalError("hashtags that are none: \(tags)") }
+            _ = PostRules.searchTerms(text)
+            guard PageCursor(decoding: text).map({ PageCursor(decoding: $0.encoded) == $0 }) ?? true else { fatalError("a cursor that does not round-trip") }
         }
     default:
         fatalError("unknown FUZZ_TARGET \(target)")

@@ -73,13 +73,7 @@ struct AccountsController {
     @Sendable func updateMe(_ request: Request, context: AppRequestContext) async throws -> ProfileResponse {
         let me = try context.requireIdentity()
         let patch = try await request.decodeJSON(as: ProfilePatch.self, context: context)
-        var changes = ProfileChanges()
-        do {
-            changes.displayName = try patch.displayName.map(AccountRules.displayName)
-            changes.bio = try patch.bio.map(AccountRules.bio)
-        } catch {
-            throw Problem.invalidField("/\(error.field)", error.description)
-        }
+        var changes = try patch.profile.changes().get()
         changes.ghost = try patch.sharing?.ghost?.ghostMode(at: "/sharing/ghost", now: self.now())
         changes.precision = patch.sharing?.precision
         changes.discoverable = patch.sharing?.discoverable

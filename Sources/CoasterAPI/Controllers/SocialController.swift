@@ -155,9 +155,11 @@ struct SocialController {
         guard let page = try await self.store.profilePage(of: them, viewer: me.id) else { throw FriendshipError.noSuchUser }
         let stats = page.stats
         return FriendProfileResponse(
-            user: UserWire(page.summary), bio: page.bio, photo: page.photo.map { "/v1/photos/\($0)" },
-            stats: RiderStatsResponse(stats),
-            badges: page.badges.map { BadgeWire(badge: $0.badge, earnedAt: $0.earnedAt, progress: 1) })
+            user: UserWire(page.summary), bio: page.bio, description: page.bio, status: page.card.status.map(StatusWire.init),
+            homePark: page.card.homePark.map(CatalogParkWire.init), favouriteRides: page.card.favouriteRides.map(CatalogRideWire.init),
+            photo: page.photo.map { "/v1/photos/\($0)" }, stats: RiderStatsResponse(stats),
+            badges: page.badges.map { BadgeWire(badge: $0.badge, earnedAt: $0.earnedAt, progress: 1) },
+            followers: page.follows.followers, following: page.follows.following, followedByYou: page.followedByViewer)
     }
 
     /// A friend's ride log. Rides from the last two hours say where the friend is now, so they are

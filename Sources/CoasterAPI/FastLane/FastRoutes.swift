@@ -12,7 +12,8 @@ import NIOHTTP1
 
 /// The routes the fast lane answers on the event loop, and how: each runs the same code as its
 /// route in the router (``ParksController/locate(_:in:)``,
-/// ``NearbyController/friendsNearby(of:query:)``, ``FixRecorder``), with the router's
+/// ``NearbyController/friendsNearby(of:query:)``, ``PlacesController/places(of:in:query:)``,
+/// ``FixRecorder``), with the router's
 /// authentication and metrics, and says `nil` — the router's, untouched — for whatever would need
 /// to wait: a token the session cache cannot vouch for, a caller the directory does not hold yet.
 ///
@@ -25,6 +26,7 @@ struct FastRoutes: FastLaneRoutes, Sendable {
     let sessions: Sessions
     let fences: FencePlaces
     let nearby: NearbyController
+    let places: PlacesController
     let people: People
     let fixes: FixRecorder
     let fixRates: RequestRates
@@ -33,13 +35,16 @@ struct FastRoutes: FastLaneRoutes, Sendable {
     /// `GET /health`'s body, encoded as the router encodes it.
     let health: ByteBuffer
     /// Where each route's `200 OK` answers are counted.
-    let healthSeries, locateSeries, nearbySeries, fixesSeries: ServiceMetrics.LaneSeries
+    let healthSeries, locateSeries, nearbySeries, placesSeries, fixesSeries: ServiceMetrics.LaneSeries
+    /// The places route's template, as the router's metrics name it.
+    static let placesRoute = "/v1/parks/{parkId}/places"
 
     init(_ service: Service, logger: Logger) throws {
         self.sessions = service.sessions
         self.fences = FencePlaces(service.fences)
         self.nearby = NearbyController(people: service.people, fences: self.fences, policy: service.location, rates: service.limiters.nearby,
                                        now: service.now)
+        self.places = PlacesController(people: service.people, places: PlacesInForce(service.fences), policy: service.location, now: service.now)
         self.people = service.people
         self.fixes = service.fixRecorder
         self.fixRates = service.limiters.fixes
@@ -49,6 +54,7 @@ struct FastRoutes: FastLaneRoutes, Sendable {
         self.healthSeries = service.metrics.laneSeries(method: "GET", route: "/health")
         self.locateSeries = service.metrics.laneSeries(method: "GET", route: "/v1/locate")
         self.nearbySeries = service.metrics.laneSeries(method: "GET", route: "/v1/friends/nearby")
+        self.placesSeries = service.metrics.laneSeries(method: "GET", route: Self.placesRoute)
         self.fixesSeries = service.metrics.laneSeries(method: "POST", route: "/v1/fixes")
     }
 
@@ -76,8 +82,22 @@ struct FastRoutes: FastLaneRoutes, Sendable {
                 try self.nearby.friendsNearby(of: me.id, query: uri.queryParameters)?.jsonBuffer
             }
         default:
-            return nil
+            guard let park = Self.placesPark(uri.path), let me = self.caller(headers.authorization), !uri.queryParameters.mayRepeatAName
+            else { return nil }
+            return self.run(Self.placesRoute, self.placesSeries, instance: String(uri.path)) {
+                try self.places.places(of: me.id, in: park, query: uri.queryParameters)?.jsonBuffer
+            }
         }
+    }
+
+    /// The park of a `/v1/parks/{parkId}/places` path, if `path` is one with a well-formed id
+    /// (the router answers any other, a 404 for a malformed id included).
+    static func placesPark(_ path: Substring) -> ParkID? {
+        let prefix = "/v1/parks/", suffix = "/places"
+        guard path.utf8.count > prefix.utf8.count + suffix.utf8.count, path.hasPrefix(prefix), path.hasSuffix(suffix) else { return nil }
+        let id = path.dropFirst(prefix.count).dropLast(suffix.count)
+        guard Slug.isValid(String(id)) else { return nil }
+        return ParkID(rawValue: String(id))
     }
 
     /// A `POST /v1/fixes` the lane takes: its caller, and its body as it is read.
@@ -134,7 +154,7 @@ struct FastRoutes: FastLaneRoutes, Sendable {
 
     /// Runs a route's code: its JSON, or the problem it throws written as ``ProblemMiddleware``
     /// writes it; `nil` if the route's code leaves the request to the router.
-    private func run(_ route: String, _ series: ServiceMetrics.LaneSeries, _ body: () throws -> ByteBuffer?) -> Answer? {
+    private func run(_ route: String, _ series: ServiceMetrics.LaneSeries, instance: String? = nil, _ body: () throws -> ByteBuffer?) -> Answer? {
         let requestID = RequestID().description
         let json: Result<ByteBuffer, any Error>
         do {
@@ -143,12 +163,14 @@ struct FastRoutes: FastLaneRoutes, Sendable {
         } catch {
             json = .failure(error)
         }
-        return self.answer(route, series, requestID: requestID, json)
+        return self.answer(route, series, requestID: requestID, instance: instance, json)
     }
 
     /// The answer carrying `json` (counted in `series`), or the problem ``ProblemMiddleware``
-    /// makes of the error.
-    private func answer(_ route: String, _ series: ServiceMetrics.LaneSeries, requestID: String, _ json: Result<ByteBuffer, any Error>) -> Answer {
+    /// makes of the error, whose `instance` is the request's path (`instance`; the route's own
+    /// when it has no parameters).
+    private func answer(_ route: String, _ series: ServiceMetrics.LaneSeries, requestID: String, instance: String? = nil,
+                        _ json: Result<ByteBuffer, any Error>) -> Answer {
         let problem: Problem
         switch json {
         case .success(let body):
@@ -166,8 +188,8 @@ struct FastRoutes: FastLaneRoutes, Sendable {
             self.logger.error("request failed", metadata: ["hb.request.id": "\(requestID)", "error": "\(String(reflecting: error))"])
             problem = .internalError()
         }
-        // The path is the route's: the lane answers no other (a problem's `instance`).
-        return Answer(problem, instance: route, route: route, requestID: requestID)
+        // The path is the route's, or the one given for a route with parameters (a problem's `instance`).
+        return Answer(problem, instance: instance ?? route, route: route, requestID: requestID)
     }
 
     private static let json: HTTPFields = [.contentType: "application/json; charset=utf-8"]

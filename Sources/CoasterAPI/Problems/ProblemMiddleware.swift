@@ -48,6 +48,14 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             return Problem(error)
         case let refusal as ListBodyRefusal:
             return Problem(refusal)
+        case let error as PeopleError:
+            return Problem(error)
+        case let refusal as ProfileBodyRefusal:
+            return Problem(refusal)
+        case let error as PostError:
+            return Problem(error)
+        case let refusal as PostBodyRefusal:
+            return Problem(refusal)
         case let refusal as CatalogFiles.Refusal:
             return Problem(refusal)
         case let rejection as ImportRejection:

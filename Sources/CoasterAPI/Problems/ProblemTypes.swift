@@ -35,6 +35,11 @@ extension ProblemType {
     public static let noSuchList = Self(rawValue: "no-such-list")
     public static let noSuchListItem = Self(rawValue: "no-such-list-item")
     public static let listRefused = Self(rawValue: "list-refused")
+    public static let cannotFollowSelf = Self(rawValue: "cannot-follow-self")
+    public static let followLimit = Self(rawValue: "follow-limit")
+    public static let invalidPost = Self(rawValue: "invalid-post")
+    public static let noSuchPost = Self(rawValue: "no-such-post")
+    public static let noSuchComment = Self(rawValue: "no-such-comment")
 
     /// Every kind of problem this service answers with; the OperationsAndSecurity article (docs:
     /// "Errors") lists the same.
@@ -44,6 +49,8 @@ extension ProblemType {
         .reportRefused, .invalidPostedWaits, .invalidPhoto, .noSuchPhoto, .photoTagNotVisited,
         .storeUnavailable, .invalidChallenge, .noSuchChallenge, .challengeRefused, .noSuchEntry,
         .invalidSearch, .invalidCatalogFile, .invalidList, .noSuchList, .noSuchListItem, .listRefused,
+        .cannotFollowSelf, .followLimit,
+        .invalidPost, .noSuchPost, .noSuchComment,
     ]
 }
 

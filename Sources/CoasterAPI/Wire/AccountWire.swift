@@ -93,7 +93,15 @@ struct ProfileResponse: ResponseEncodable, Sendable {
     var id: UserID
     var username: String
     var displayName: String
+    /// The same text as `description`, by its first name.
     var bio: String
+    var description: String
+    var status: StatusWire?
+    var homePark: CatalogParkWire?
+    var favouriteRides: [CatalogRideWire]
+    var findable: Bool
+    var followers: Int
+    var following: Int
     var role: Role
     var createdAt: Date
     var sharing: Sharing
@@ -103,6 +111,13 @@ struct ProfileResponse: ResponseEncodable, Sendable {
         self.username = p.username
         self.displayName = p.displayName
         self.bio = p.bio
+        self.description = p.bio
+        self.status = p.card.status.map(StatusWire.init)
+        self.homePark = p.card.homePark.map(CatalogParkWire.init)
+        self.favouriteRides = p.card.favouriteRides.map(CatalogRideWire.init)
+        self.findable = p.findable
+        self.followers = p.follows.followers
+        self.following = p.follows.following
         self.role = p.role
         self.createdAt = p.createdAt
         self.sharing = Sharing(
@@ -113,7 +128,8 @@ struct ProfileResponse: ResponseEncodable, Sendable {
     }
 }
 
-/// `PATCH /v1/me`: members left out stay as they are.
+/// `PATCH /v1/me`: members left out stay as they are. The profile's own members are
+/// ``ProfileBody``'s (pure, fuzzed); the sharing settings are read here.
 struct ProfilePatch: Decodable, Sendable {
     struct Sharing: Decodable, Sendable {
         var ghost: GhostWire?
@@ -121,9 +137,15 @@ struct ProfilePatch: Decodable, Sendable {
         var discoverable: Bool?
     }
 
-    var displayName: String?
-    var bio: String?
+    var profile: ProfileBody
     var sharing: Sharing?
+
+    enum CodingKeys: String, CodingKey { case sharing }
+
+    init(from decoder: any Decoder) throws {
+        self.profile = try ProfileBody(from: decoder)
+        self.sharing = try decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(Sharing.self, forKey: .sharing)
+    }
 }
 
 /// `PUT /v1/friends/{userId}/sharing`.

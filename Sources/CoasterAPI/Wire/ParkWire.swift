@@ -156,6 +156,9 @@ struct ParkFile: Encodable, Sendable {
         var heightMaxCm: Int?
         var cycleS: Int?
         var stats: RideWire.Stats?
+        /// `[lon, lat]` of a ride's or poi's place (``Zone/position``): served so that a zone
+        /// served drawn as its circle loads back at the point it was drawn around.
+        var position: [Double]?
     }
 
     /// The encoder a park file is written with: sorted keys, so a park serves the same bytes each
@@ -177,10 +180,12 @@ struct ParkFile: Encodable, Sendable {
         self.attribution = park.attribution
         self.bbox = park.boundary.boundingBox.map { [$0.minLon, $0.minLat, $0.maxLon, $0.maxLat] }
         func slug(_ id: String) -> String { String(id.dropFirst(park.id.rawValue.count + 1)) }
+        func position(_ zone: Zone?) -> [Double]? { zone?.position.map { [$0.lon, $0.lat] } }
         func zoneFeature(_ zone: Zone) -> Feature {
             Feature(id: zone.id.rawValue,
                     properties: Properties(kind: zone.kind.rawValue, id: slug(zone.id.rawValue), name: zone.name,
-                                           ride: zone.kind == .queue ? zone.ride.map { slug($0.rawValue) } : nil, category: zone.category),
+                                           ride: zone.kind == .queue ? zone.ride.map { slug($0.rawValue) } : nil, category: zone.category,
+                                           land: zone.kind == .poi ? zone.land : nil, position: zone.kind == .poi ? position(zone) : nil),
                     geometry: GeoJSONMultiPolygon(zone.area))
         }
         var features = [Feature(
@@ -189,7 +194,7 @@ struct ParkFile: Encodable, Sendable {
             geometry: GeoJSONMultiPolygon(park.boundary))]
         features += definition.zones.filter { $0.kind == .land }.map(zoneFeature)
         let footprints = Dictionary(
-            definition.zones.compactMap { z in z.kind == .ride ? z.ride.map { ($0, z.area) } : nil },
+            definition.zones.compactMap { z in z.kind == .ride ? z.ride.map { ($0, z) } : nil },
             uniquingKeysWith: { a, _ in a })
         for ride in definition.rides {
             features.append(Feature(
@@ -197,8 +202,9 @@ struct ParkFile: Encodable, Sendable {
                 properties: Properties(
                     kind: "ride", id: slug(ride.id.rawValue), name: ride.name, type: ride.type, status: ride.status, land: ride.land,
                     note: ride.note, heightMinCm: ride.minHeightCm, heightAloneCm: ride.aloneHeightCm,
-                    heightMaxCm: ride.maxHeightCm, cycleS: ride.cycleSeconds, stats: RideWire.Stats(ride.stats)),
-                geometry: footprints[ride.id].map(GeoJSONMultiPolygon.init)))
+                    heightMaxCm: ride.maxHeightCm, cycleS: ride.cycleSeconds, stats: RideWire.Stats(ride.stats),
+                    position: position(footprints[ride.id])),
+                geometry: footprints[ride.id].map { GeoJSONMultiPolygon($0.area) }))
         }
         features += definition.zones.filter { $0.kind == .queue }.map(zoneFeature)
         features += definition.zones.filter { $0.kind == .poi }.map(zoneFeature)

@@ -62,10 +62,19 @@ struct BadgesResponse: ResponseEncodable, Sendable {
 
 struct FriendProfileResponse: ResponseEncodable, Sendable {
     var user: UserWire
+    /// The same text as `description`, by its first name.
     var bio: String
+    var description: String
+    var status: StatusWire?
+    var homePark: CatalogParkWire?
+    var favouriteRides: [CatalogRideWire]
     var photo: String?
     var stats: RiderStatsResponse
     var badges: [BadgeWire]
+    var followers: Int
+    var following: Int
+    /// The caller follows this user's public posts.
+    var followedByYou: Bool
 }
 
 /// `GET /v1/leaderboards/{metric}`, written by ``JSONWriter`` from its members' list (``JSONObject``).

@@ -113,10 +113,18 @@ public struct UserProfile: Hashable, Sendable {
     public var sharing: SharingSettings
     /// Visible to non-friends who visit the same park.
     public var discoverable: Bool
+    /// Status, home park and favourite rides.
+    public var card: ProfileCard
+    /// Shown by people search and suggestions (docs: People).
+    public var findable: Bool
+    public var follows: FollowCounts
 
     public init(id: UserID, username: String, displayName: String, bio: String, role: Role, createdAt: Date, sharing: SharingSettings,
-                discoverable: Bool = false) {
+                discoverable: Bool = false, card: ProfileCard = ProfileCard(), findable: Bool = false, follows: FollowCounts = FollowCounts()) {
         self.discoverable = discoverable
+        self.card = card
+        self.findable = findable
+        self.follows = follows
         self.id = id
         self.username = username
         self.displayName = displayName

@@ -181,12 +181,19 @@ public struct Zone: Hashable, Sendable {
     public var name: String
     /// The ride this zone belongs to (ride and queue zones).
     public var ride: RideID?
-    /// What a place is (`food`, `restroom`…): a slug, for `poi` zones only.
+    /// What a place is (``PlaceCategory``'s raw value, `food`, `restroom`…), for `poi` zones only.
     public var category: String?
     /// Area, SRID 4326, inside the park's boundary.
     public var area: MultiPolygon
+    /// Where the place is, for ride and poi zones: the point the park file gave (a MultiPoint's
+    /// first, a ride's station), or its `position`; `nil` for one drawn as an area without one,
+    /// whose place is then its area's centroid (``ParkPlaces``). SRID 4326.
+    public var position: Coordinate?
+    /// The land a poi is filed under, when the park file says (a ride's is ``Ride/land``).
+    public var land: String?
 
-    public init(id: ZoneID, park: ParkID, kind: ZoneKind, name: String, ride: RideID?, category: String? = nil, area: MultiPolygon) {
+    public init(id: ZoneID, park: ParkID, kind: ZoneKind, name: String, ride: RideID?, category: String? = nil, area: MultiPolygon,
+                position: Coordinate? = nil, land: String? = nil) {
         self.id = id
         self.park = park
         self.kind = kind
@@ -194,6 +201,8 @@ public struct Zone: Hashable, Sendable {
         self.ride = ride
         self.category = category
         self.area = area
+        self.position = position
+        self.land = land
     }
 }
 

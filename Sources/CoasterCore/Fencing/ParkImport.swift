@@ -115,8 +115,8 @@ public struct ParkImporter: Sendable {
         "land": ["kind", "id", "name"],
         "queue": ["kind", "id", "name", "ride"],
         "ride": ["kind", "id", "name", "type", "status", "land", "note", "height_min_cm", "height_alone_cm", "height_max_cm",
-                 "cycle_s", "stats", "radius_m"],
-        "poi": ["kind", "id", "name", "category", "radius_m"],
+                 "cycle_s", "stats", "radius_m", "position"],
+        "poi": ["kind", "id", "name", "category", "land", "radius_m", "position"],
         "stats": ["height_m", "speed_kmh", "length_m", "inversions", "manufacturer", "model", "opened", "material", "source"],
     ]
 
@@ -269,6 +269,8 @@ private struct ImportRun {
                 continue
             }
             seen[feature.slug] = feature.index
+            // A bad position is an issue, which refuses the file; the feature's other issues are still listed.
+            let position = self.placePosition(feature, prepared: preparedPark, context: context, pointer: pointer)
             let zoneID = ZoneID(park: parkID, slug: feature.slug)
             var rideID: RideID?
             if feature.kind == "ride" {
@@ -283,10 +285,11 @@ private struct ImportRun {
                 }
                 rideID = RideID(park: parkID, slug: target)
             }
+            let land = feature.kind == "poi" ? self.optionalString(feature, "land", pointer.appending("properties")) : nil
             guard let area = self.zoneArea(feature, park: park, prepared: preparedPark, context: context, pointer: pointer)
             else { continue }
             zones.append(Zone(id: zoneID, park: parkID, kind: ZoneKind(rawValue: feature.kind)!, name: feature.name,
-                              ride: rideID, category: feature.category, area: area))
+                              ride: rideID, category: feature.category, area: area, position: position, land: land))
         }
         for feature in pending {
             let pointer = root.appending("features").appending(feature.index)
@@ -329,11 +332,25 @@ private struct ImportRun {
         }
         var category: String?
         if kind == "poi", let value = properties["category"], value != .null {
-            guard case .string(let text) = value, Slug.isValid(text) else {
-                self.fail(index, props.appending("category"), "category must be a slug such as \"food\" or \"restroom\"")
+            let allowed = PlaceCategory.poiCategories.map(\.rawValue).joined(separator: ", ")
+            guard case .string(let text) = value else {
+                self.fail(index, props.appending("category"), "category must be one of \(allowed)")
                 return nil
             }
-            category = text
+            if let known = PlaceCategory(rawValue: text), PlaceCategory.poiCategories.contains(known) {
+                category = known.rawValue
+            } else if let renamed = PlaceCategory.formerNames[text] {
+                category = renamed.rawValue
+                self.warnings.append(ImportIssue(feature: index, pointer: props.appending("category").description,
+                                                 reason: "category \"\(text)\" is now \"\(renamed.rawValue)\"; read as \"\(renamed.rawValue)\""))
+            } else if text == PlaceCategory.ride.rawValue || text == PlaceCategory.show.rawValue {
+                self.fail(index, props.appending("category"),
+                          "a ride or a show is a feature of kind \"ride\" (type \"show\" for a show), which places list as category \"\(text)\"; a poi's category is one of \(allowed)")
+                return nil
+            } else {
+                self.fail(index, props.appending("category"), "category \"\(text.prefix(64))\" is not one of \(allowed)")
+                return nil
+            }
         }
         guard case .string(let rawName) = properties["name"],
               case let name = rawName.trimmingCharacters(in: .whitespacesAndNewlines), !name.isEmpty, name.count <= 200
@@ -437,6 +454,35 @@ private struct ImportRun {
         return Ride(id: RideID(park: park, slug: feature.slug), park: park, name: feature.name, type: type, status: status,
                     land: land, minHeightCm: minHeight, aloneHeightCm: aloneHeight, maxHeightCm: maxHeight, cycleSeconds: cycle,
                     note: note, stats: stats)
+    }
+
+    /// Where a ride or poi is (``Zone/position``): its `position` property, which must lie in the
+    /// park, else its geometry's (first) point; `nil` inside for a feature drawn as an area without
+    /// one, and for lands and queues. A bad property is an issue.
+    mutating func placePosition(_ feature: PendingFeature, prepared: GEOSPreparedGeometry, context: GEOSContext,
+                                pointer: JSONPointer) -> Coordinate? {
+        guard feature.kind == "ride" || feature.kind == "poi" else { return nil }
+        guard let value = feature.properties["position"], value != .null else {
+            if case .points(let points) = feature.geometry { return points.first }
+            return nil
+        }
+        let at = pointer.appending("properties").appending("position")
+        guard let position = self.position(value, feature.index, at) else { return nil }
+        do {
+            guard try prepared.covers(try context.point(position)) else {
+                self.fail(feature.index, at, "the position of \(feature.kind) \"\(feature.name)\" at \(position) lies outside its park's boundary")
+                return nil
+            }
+        } catch {
+            self.fail(feature.index, at, "position could not be processed: \(error.message)")
+            return nil
+        }
+        if case .none = feature.geometry {
+            self.warnings.append(ImportIssue(feature: feature.index, pointer: at.description,
+                                             reason: "a ride without a geometry is no place; its position is ignored"))
+            return nil
+        }
+        return position
     }
 
     mutating func optionalString(_ feature: PendingFeature, _ key: String, _ props: JSONPointer) -> String? {

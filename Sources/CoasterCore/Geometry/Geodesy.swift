@@ -28,6 +28,18 @@ public enum Geodesy {
         return s12
     }
 
+    /// Geodesic distance (metres) from `a` to `b` and the initial azimuth of the geodesic at `a`
+    /// (degrees clockwise from north, −180…180): GeographicLib's `Inverse`, `s12` and `azi1`.
+    public static func inverse(_ a: Coordinate, _ b: Coordinate) -> (distance: Double, azimuth: Double) {
+        var s12 = 0.0
+        var azi1 = 0.0
+        var azi2 = 0.0
+        withUnsafePointer(to: ellipsoid) { g in
+            geod_inverse(g, a.lat, a.lon, b.lat, b.lon, &s12, &azi1, &azi2)
+        }
+        return (s12, azi1)
+    }
+
     /// Distance between two nearby positions on the ellipsoid's local plane: latitude and longitude
     /// differences scaled by the meridian and prime-vertical radii of curvature at the mean
     /// latitude. A few multiplications and a square root instead of Karney's series; `nil` when the

@@ -45,6 +45,15 @@ public struct LocationPrivacy: Hashable, Sendable {
 
     public init() {}
 
+    /// When others may learn that a user was at a place at `at` (a ride log that checks a list
+    /// item, the visit behind a post's "I was there"): once it is older than the time-to-live, so
+    /// that no record of the past tells where someone is now. The one rule for every such answer.
+    public func placeShownAt(_ at: Date) -> Date { at.addingTimeInterval(self.timeToLive) }
+
+    /// Whether a place `viewer` did not witness, reached at `at`, may be shown at `now`
+    /// (``placeShownAt(_:)``).
+    public func revealsPlace(at: Date, now: Date) -> Bool { now >= self.placeShownAt(at) }
+
     /// What `viewer` sees of a user whose latest accepted fix is `fix`, or `nil` for nothing: the
     /// one rule behind every answer and push that reveals where someone is or was.
     ///

@@ -684,6 +684,18 @@ public struct NearbyRules: Sendable {
         return .success(out)
     }
 
+    /// Where `person` stands for their own questions about `park` (the places near them): their
+    /// latest accepted fix, when it is younger than the time to live and they are on a visit to
+    /// `park` whose last evidence is within the visit timeout, as for nearby answers; else `nil`.
+    /// Never a point the person names.
+    public func ownPosition(of person: PersonState, at park: ParkID, now: Date) -> Coordinate? {
+        guard let fix = person.latest, now.timeIntervalSince(fix.recordedAt) <= self.privacy.timeToLive else { return nil }
+        for (visited, evidence) in person.openVisits where visited == park {
+            return now.timeIntervalSince(evidence) <= self.visitTimeout ? fix.position : nil
+        }
+        return nil
+    }
+
     /// Friends on a visit to `park` now, as their sharing allows, by username.
     public func friendsInPark(_ friends: some FriendGroup, park: ParkID, now: Date, index: FenceIndex) -> [NearbyPerson] {
         let viewer = friends.viewer

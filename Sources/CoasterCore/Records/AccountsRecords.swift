@@ -40,10 +40,24 @@ public struct ProfileChanges: Sendable {
     public var ghost: GhostMode?
     public var precision: Precision?
     public var discoverable: Bool?
+    /// `.some(nil)` clears the status.
+    public var status: ProfileStatus??
+    /// A catalogue park's id; `.some(nil)` clears it.
+    public var homePark: ParkID??
+    /// Catalogue ride ids (or fenced rides' ids, taken as their catalogue entries), in order;
+    /// replaces the list, `[]` clears it.
+    public var favouriteRides: [RideID]?
+    /// Whether people search and suggestions may show the user (docs: People).
+    public var findable: Bool?
 
     public init(displayName: String? = nil, bio: String? = nil, ghost: GhostMode? = nil, precision: Precision? = nil,
-                discoverable: Bool? = nil) {
+                discoverable: Bool? = nil, status: ProfileStatus?? = nil, homePark: ParkID?? = nil, favouriteRides: [RideID]? = nil,
+                findable: Bool? = nil) {
         self.discoverable = discoverable
+        self.status = status
+        self.homePark = homePark
+        self.favouriteRides = favouriteRides
+        self.findable = findable
         self.displayName = displayName
         self.bio = bio
         self.ghost = ghost

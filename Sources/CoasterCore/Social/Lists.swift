@@ -160,7 +160,7 @@ public struct ListRules: Hashable, Sendable {
     /// (the rule of ``LocationPrivacy``); one made by hand says nothing of a place and shows at
     /// once. The owner sees every check at once.
     public static func shownAt(_ check: ListCheck, privacy: LocationPrivacy) -> Date {
-        check.source == .hand ? check.at : check.at.addingTimeInterval(privacy.timeToLive)
+        check.source == .hand ? check.at : privacy.placeShownAt(check.at)
     }
 
     /// A new share token: 128 random bits, base64url, unguessable.

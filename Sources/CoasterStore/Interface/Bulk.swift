@@ -58,6 +58,44 @@ public struct BulkMessage: Sendable {
     }
 }
 
+/// One post of a bulk load: what ``PostStore/createPost(_:author:now:privacy:)`` stores of a
+/// draft without photos or a visit.
+public struct BulkPost: Sendable {
+    public var author: UserID
+    public var text: String
+    public var visibility: PostVisibility
+    public var createdAt: Date
+    /// Catalogue parks and rides it is tagged with (a ride by its catalogue id or its fenced
+    /// ride's); the parks it is about and the hashtags of its text follow, as for a draft.
+    public var parks: [ParkID]
+    public var rides: [RideID]
+
+    public init(author: UserID, text: String, visibility: PostVisibility, createdAt: Date, parks: [ParkID] = [], rides: [RideID] = []) {
+        self.author = author
+        self.text = text
+        self.visibility = visibility
+        self.createdAt = createdAt
+        self.parks = parks
+        self.rides = rides
+    }
+}
+
+/// One comment of a bulk load.
+public struct BulkComment: Sendable {
+    /// The post it is on: its index in the posts of the same load.
+    public var post: Int
+    public var author: UserID
+    public var text: String
+    public var createdAt: Date
+
+    public init(post: Int, author: UserID, text: String, createdAt: Date) {
+        self.post = post
+        self.author = author
+        self.text = text
+        self.createdAt = createdAt
+    }
+}
+
 /// Loading a generated world in bulk, for benchmarks and load tests.
 public protocol BulkStore: Sendable {
     /// Writes users, their latest positions, visits, sessions and friendships straight into the
@@ -76,6 +114,18 @@ public protocol BulkStore: Sendable {
     /// messages. Friendships are not checked, nor anyone told: for loading a generated world or
     /// an export.
     func bulkSendMessages(_ messages: [BulkMessage], chunk: Int, progress: (@Sendable (String) -> Void)?) async throws
+
+    /// Writes posts, then comments on them, each in the order given (their ids follow it), in
+    /// transactions of `chunk` rows, with the rows ``PostStore/createPost(_:author:now:privacy:)``
+    /// and ``PostStore/addComment(to:author:text:now:)`` write: the folded search documents
+    /// (``PostRules/searchDocument(_:)``), the tags with the parks the post is about and the
+    /// hashtags of its text, and the counts (the schema's triggers keep them). Every tag and
+    /// comment is checked before anything is written: a tag the catalogue does not know throws
+    /// ``PostError/unknownTag(pointer:)`` (`/posts/{index}/rides/{index}`), a comment on no post
+    /// of the load ``PostError/noSuchPost``. Nothing else is checked (the rules' bounds, who may
+    /// read whose post): for loading a generated world or an export. Returns the posts' ids.
+    @discardableResult
+    func bulkLoadPosts(_ posts: [BulkPost], comments: [BulkComment], chunk: Int, progress: (@Sendable (String) -> Void)?) async throws -> [Int64]
 }
 
 extension BulkStore {
@@ -89,5 +139,10 @@ extension BulkStore {
 
     public func bulkSendMessages(_ messages: [BulkMessage], progress: (@Sendable (String) -> Void)? = nil) async throws {
         try await self.bulkSendMessages(messages, chunk: 50_000, progress: progress)
+    }
+
+    @discardableResult
+    public func bulkLoadPosts(_ posts: [BulkPost], comments: [BulkComment], progress: (@Sendable (String) -> Void)? = nil) async throws -> [Int64] {
+        try await self.bulkLoadPosts(posts, comments: comments, chunk: 20_000, progress: progress)
     }
 }

@@ -18,7 +18,7 @@ public protocol FriendStore: Sendable {
     /// Ends a friendship, and the sharing overrides either side had for the other.
     func removeFriend(of me: UserID, _ them: UserID) async throws
 
-    /// Blocks a user: any friendship or request between the two ends, and each is hidden from the
+    /// Blocks a user: any friendship, request or follow between the two ends, and each is hidden from the
     /// other everywhere. Blocking twice is harmless.
     func block(of me: UserID, _ them: UserID) async throws -> UserSummary
 

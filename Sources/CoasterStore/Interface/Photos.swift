@@ -23,8 +23,10 @@ public protocol PhotoStore: Sendable {
     /// before its row (``addPhoto(owner:image:sha256:caption:park:ride:)``).
     func sweepPhotoFiles() async throws -> PhotoSweep
 
-    /// A photo `viewer` may see (theirs, or an accepted friend's), or `nil`: no such photo and a
-    /// photo they may not see are one answer. One read for the photo and the friendship.
+    /// A photo `viewer` may see, or `nil`: no such photo and a photo they may not see are one
+    /// answer. They see their own and accepted friends' photos, and a photo that something they
+    /// may read shows them: the proof of an entry in a challenge they see, the cover of a list
+    /// they read, a photo of a post they read. One read transaction.
     func photo(_ id: Int64, viewer: UserID) async throws -> Photo?
 
     /// The bytes of a stored photo.

@@ -159,12 +159,14 @@ extension PostgresStore: AccountStore {
 
     /// A user's own profile and sharing settings.
     public func profile(_ id: UserID) async throws -> UserProfile? {
-        try await self.single { tx in try await Self.profile(id, tx) }
+        // One snapshot: the profile is read in three statements.
+        try await self.read { tx in try await Self.profile(id, tx) }
     }
 
     /// Applies profile changes and returns the result.
     public func updateProfile(_ id: UserID, _ changes: ProfileChanges) async throws -> UserProfile {
-        try await self.transaction { tx in
+        // The user's lock: a ride log's new count reads the opt-in this may change (its trigger).
+        try await self.transaction(locking: [id]) { tx in
             let ghost = changes.ghost.map(GhostColumns.columns)
             if changes.displayName != nil || changes.bio != nil || ghost != nil || changes.precision != nil || changes.discoverable != nil {
                 // A column without a change is set to itself.
@@ -178,6 +180,8 @@ extension PostgresStore: AccountStore {
                     WHERE id = \(id.rawValue)
                     """)
             }
+            guard try await tx.first("SELECT 1 FROM users WHERE id = \(id.rawValue)") != nil else { throw AccountError.noSuchUser }
+            try await Self.applyPeopleChanges(id, changes, tx)
             guard let profile = try await Self.profile(id, tx) else { throw AccountError.noSuchUser }
             return profile
         }
@@ -214,7 +218,12 @@ extension PostgresStore: AccountStore {
             // An empty word is a NULL precision: the user's own applies.
             overrides[UserID(friend)] = SharingOverride(precision: Precision(rawValue: precision), hidden: hidden)
         }
-        return try Self.profile(row, overrides: overrides)
+        var profile = try Self.profile(row, overrides: overrides)
+        guard let people = try await Self.peopleColumns(id, tx) else { return nil }
+        profile.card = people.card
+        profile.findable = people.findable
+        profile.follows = people.follows
+        return profile
     }
 
     /// A profile from the first columns of `row` (``profileColumns``).

@@ -489,8 +489,8 @@ extension PostgresStore {
     }
 
     /// A catalogue park named like a park just loaded becomes it: its rides move to it, and the
-    /// list items that held it hold it (a list that held both keeps the loaded park's item, and
-    /// the items after the other move up).
+    /// list items and post tags that held it hold it (a list that held both keeps the loaded
+    /// park's item, and the items after the other move up; a post keeps one tag).
     private static func mergeCatalogPark(_ merged: String, into park: String, _ tx: PostgresTransaction) async throws {
         try await tx.run("UPDATE catalog_rides SET park_id = \(park) WHERE park_id = \(merged)")
         let emptied = try await tx.rows("""
@@ -506,6 +506,15 @@ extension PostgresStore {
                 """)
         }
         try await tx.run("UPDATE list_items SET target_id = \(park) WHERE kind = 'park' AND target_id = \(merged)")
+        // Posts tagged with both keep one tag of the park.
+        try await tx.run("""
+            UPDATE post_tags o SET value = \(park)
+            WHERE o.kind IN ('park', 'about') AND o.value = \(merged)
+                AND NOT EXISTS (SELECT 1 FROM post_tags n WHERE n.post_id = o.post_id AND n.kind = o.kind AND n.value = \(park))
+            """)
+        try await tx.run("DELETE FROM post_tags WHERE kind IN ('park', 'about') AND value = \(merged)")
+        // Home parks follow the park (`users_by_home_park`).
+        try await tx.run("UPDATE users SET home_park = \(park) WHERE home_park = \(merged)")
         try await tx.run("DELETE FROM catalog_parks WHERE id = \(merged)")
     }
 

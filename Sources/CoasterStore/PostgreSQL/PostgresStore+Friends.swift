@@ -154,7 +154,7 @@ extension PostgresStore: FriendStore {
         let now = self.now().timeIntervalSince1970
         return try await self.transaction(locking: [me, them]) { tx in
             guard me != them, let user = try await Self.existingUser(them, tx) else { throw FriendshipError.noSuchUser }
-            // One statement: the friendship or request and both sides' overrides go, the block comes.
+            // One statement: the friendship or request, both sides' overrides and follows go, the block comes.
             try await tx.run("""
                 WITH friendship AS (
                     DELETE FROM friendships WHERE (requester = \(me.rawValue) AND addressee = \(them.rawValue))
@@ -162,6 +162,9 @@ extension PostgresStore: FriendStore {
                 ), overrides AS (
                     DELETE FROM sharing_overrides WHERE (user_id = \(me.rawValue) AND friend_id = \(them.rawValue))
                                                      OR (user_id = \(them.rawValue) AND friend_id = \(me.rawValue))
+                ), follows AS (
+                    DELETE FROM user_follows WHERE (follower_id = \(me.rawValue) AND followee_id = \(them.rawValue))
+                                                OR (follower_id = \(them.rawValue) AND followee_id = \(me.rawValue))
                 )
                 INSERT INTO blocks (blocker, blocked, created_at) VALUES (\(me.rawValue), \(them.rawValue), \(now))
                 ON CONFLICT (blocker, blocked) DO NOTHING

@@ -83,12 +83,15 @@ extension PostgresStore: ParkStore {
         let zones = definition.zones
         if !zones.isEmpty {
             try await tx.run("""
-                INSERT INTO zones (id, park_id, kind, name, ride_id, position, category, area)
-                SELECT z.id, \(park.id.rawValue), z.kind, z.name, z.ride_id, z.n - 1, z.category, ST_GeomFromWKB(z.area, 4326)
+                INSERT INTO zones (id, park_id, kind, name, ride_id, position, category, area, lat, lon, land)
+                SELECT z.id, \(park.id.rawValue), z.kind, z.name, z.ride_id, z.n - 1, z.category, ST_GeomFromWKB(z.area, 4326),
+                       z.lat, z.lon, z.land
                 FROM unnest(\(zones.map(\.id.rawValue))::text[], \(zones.map(\.kind.rawValue))::text[], \(zones.map(\.name))::text[],
                             \(NullableArray(zones.map(\.ride?.rawValue)))::text[], \(NullableArray(zones.map(\.category)))::text[],
-                            \(zones.map { ByteBuffer(bytes: WKB.encode($0.area)) })::bytea[])
-                     WITH ORDINALITY AS z(id, kind, name, ride_id, category, area, n)
+                            \(zones.map { ByteBuffer(bytes: WKB.encode($0.area)) })::bytea[],
+                            \(NullableArray(zones.map(\.position?.lat)))::float8[], \(NullableArray(zones.map(\.position?.lon)))::float8[],
+                            \(NullableArray(zones.map(\.land)))::text[])
+                     WITH ORDINALITY AS z(id, kind, name, ride_id, category, area, lat, lon, land, n)
                 """)
         }
 
@@ -186,13 +189,15 @@ extension PostgresStore: ParkStore {
             """)
         var zones: [String: [Zone]] = [:]
         for row in try await tx.rows("""
-            SELECT id, park_id, kind, name, ride_id, category, ST_AsBinary(area, 'NDR') FROM zones
+            SELECT id, park_id, kind, name, ride_id, category, ST_AsBinary(area, 'NDR'), lat, lon, land FROM zones
             WHERE \(filter)::text IS NULL OR park_id = \(filter) ORDER BY park_id, position
             """) {
-            let (id, parkID, kind, name, ride, category, area) = try row.decode((String, String, String, String, String?, String?, Data?).self)
+            let (id, parkID, kind, name, ride, category, area, lat, lon, land) =
+                try row.decode((String, String, String, String, String?, String?, Data?, Double?, Double?, String?).self)
             zones[parkID, default: []].append(Zone(
                 id: ZoneID(rawValue: id), park: ParkID(rawValue: parkID), kind: ZoneKind(rawValue: kind) ?? .poi, name: name,
-                ride: ride.map(RideID.init(rawValue:)), category: category, area: try storedArea(area, table: "zones", id: id)))
+                ride: ride.map(RideID.init(rawValue:)), category: category, area: try storedArea(area, table: "zones", id: id),
+                position: lat.flatMap { lat in lon.map { Coordinate(lat: lat, lon: $0) } }, land: land))
         }
         var rides: [ParkID: [Ride]] = [:]
         for row in try await tx.rows("""

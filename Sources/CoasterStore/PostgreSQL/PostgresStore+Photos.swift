@@ -126,9 +126,9 @@ extension PostgresStore: PhotoStore {
     }
 
     /// A photo `viewer` may see (theirs, an accepted friend's, the proof of an entry in a
-    /// challenge they may see, or the cover of a list they may read), or `nil`: no such photo and
-    /// a photo they may not see are one answer. One snapshot for the photo and what lets the
-    /// viewer see it.
+    /// challenge they may see, the cover of a list they may read, in a post they may read, or the
+    /// profile photo of a findable user), or `nil`: no such photo and a photo they may not see
+    /// are one answer. One snapshot for the photo and what lets the viewer see it.
     public func photo(_ id: Int64, viewer: UserID) async throws -> Photo? {
         try await self.read { tx in
             guard let photo = try await tx.first("SELECT \(unescaped: Self.photoColumns) FROM photos WHERE id = \(id)").map(Self.photo)
@@ -139,8 +139,9 @@ extension PostgresStore: PhotoStore {
     }
 
     /// Whether a photo is the proof of an entry in a challenge the viewer may see (public, or
-    /// they are a member or invited), or the cover of a list they may read: the gallery or the
-    /// list shows it to them, so its bytes must load.
+    /// they are a member or invited), the cover of a list they may read, in a post they may read,
+    /// or the profile photo of a findable user not blocked either way (people search shows it):
+    /// what shows it to them, so its bytes must load.
     private static func isShownWithSomethingVisible(_ id: Int64, viewer: UserID, _ tx: PostgresTransaction) async throws -> Bool {
         try await tx.one("""
             SELECT EXISTS (
@@ -151,6 +152,13 @@ extension PostgresStore: PhotoStore {
             OR EXISTS (
                 SELECT 1 FROM lists l, (SELECT \(viewer.rawValue)::bigint AS id) v
                 WHERE l.cover_photo_id = \(id) AND \(unescaped: Self.readable("l", viewer: "v.id")))
+            OR EXISTS (
+                SELECT 1 FROM post_photos pp JOIN posts p ON p.id = pp.post_id, (SELECT \(viewer.rawValue)::bigint AS id) v
+                WHERE pp.photo_id = \(id) AND \(unescaped: Self.postReadable("p", viewer: "v.id")))
+            OR EXISTS (
+                SELECT 1 FROM users u WHERE u.photo_id = \(id) AND u.findable
+                AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.blocker = \(viewer.rawValue) AND b.blocked = u.id)
+                AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.blocker = u.id AND b.blocked = \(viewer.rawValue)))
             """).decode(Bool.self)
     }
 

@@ -14,8 +14,10 @@ extension PostgresStore: ProfileStore {
             }
             let (id, username, displayName, bio, photo) = try row.decode((Int64, String, String, String, Int64?).self)
             let (facts, badges) = try await Self.factsAndBadges(user, tx)
+            guard let people = try await Self.peopleColumns(user, tx) else { return nil }
+            let followed = try await tx.first("SELECT 1 FROM user_follows WHERE follower_id = \(viewer.rawValue) AND followee_id = \(user.rawValue)") != nil
             return ProfilePage(summary: UserSummary(id: UserID(id), username: username, displayName: displayName), bio: bio, photo: photo,
-                               stats: RiderStats(facts), badges: badges)
+                               stats: RiderStats(facts), badges: badges, card: people.card, follows: people.follows, followedByViewer: followed)
         }
     }
 }

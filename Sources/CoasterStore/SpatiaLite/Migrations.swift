@@ -923,6 +923,172 @@ enum Migrations {
             }
         }
 
+        migrator.registerMigration("2026-11-30 posts") { db in
+            // Trip reports (``PostStore``). `post_tags` holds what a post is tagged with, one row
+            // a tag: `park` and `ride` as the author tagged them (catalogue ids), `about` every
+            // park the post is about (its parks and its rides' parks: the park feed reads one
+            // index range), `hashtag` folded. Counts on posts are kept by triggers, so an account
+            // deleted with its thumbs and comments leaves them exact. The full-text indexes read
+            // PostRules.searchDocument, written by Swift, so both stores search the same folded words;
+            // their tokenizer takes a word as the fold leaves it (letters, marks and digits between
+            // spaces: unicode61 by default splits "नमस्ते" at its marks, PostgreSQL does not).
+            try db.execute(sql: """
+                CREATE TABLE posts (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    author_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    body TEXT NOT NULL,
+                    search_doc TEXT NOT NULL,
+                    visibility TEXT NOT NULL CHECK (visibility IN ('public', 'friends')),
+                    visit_id INTEGER REFERENCES visits(id) ON DELETE SET NULL,
+                    created_at REAL NOT NULL,
+                    edited_at REAL,
+                    ups INTEGER NOT NULL DEFAULT 0 CHECK (ups >= 0),
+                    downs INTEGER NOT NULL DEFAULT 0 CHECK (downs >= 0),
+                    comments INTEGER NOT NULL DEFAULT 0 CHECK (comments >= 0)
+                );
+                CREATE INDEX posts_by_author ON posts(author_id, id);
+                CREATE INDEX posts_public ON posts(id) WHERE visibility = 'public';
+                CREATE TABLE post_photos (
+                    post_id INTEGER NOT NULL REFERENCES posts(id) ON DELETE CASCADE,
+                    photo_id INTEGER NOT NULL REFERENCES photos(id) ON DELETE CASCADE,
+                    position INTEGER NOT NULL,
+                    PRIMARY KEY (post_id, photo_id)
+                );
+                CREATE INDEX post_photos_by_photo ON post_photos(photo_id);
+                CREATE TABLE post_tags (
+                    post_id INTEGER NOT NULL REFERENCES posts(id) ON DELETE CASCADE,
+                    kind TEXT NOT NULL CHECK (kind IN ('park', 'ride', 'about', 'hashtag')),
+                    value TEXT NOT NULL,
+                    position INTEGER NOT NULL,
+                    PRIMARY KEY (post_id, kind, value)
+                );
+                CREATE INDEX post_tags_by_value ON post_tags(kind, value, post_id);
+                CREATE TABLE post_reactions (
+                    post_id INTEGER NOT NULL REFERENCES posts(id) ON DELETE CASCADE,
+                    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    value TEXT NOT NULL CHECK (value IN ('up', 'down')),
+                    at REAL NOT NULL,
+                    PRIMARY KEY (post_id, user_id)
+                );
+                CREATE INDEX post_reactions_by_user ON post_reactions(user_id);
+                CREATE TABLE comments (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    post_id INTEGER NOT NULL REFERENCES posts(id) ON DELETE CASCADE,
+                    author_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    body TEXT NOT NULL,
+                    search_doc TEXT NOT NULL,
+                    created_at REAL NOT NULL
+                );
+                CREATE INDEX comments_by_post ON comments(post_id, id);
+                CREATE INDEX comments_by_author ON comments(author_id);
+                CREATE TRIGGER post_reactions_counted_on_insert AFTER INSERT ON post_reactions BEGIN
+                    UPDATE posts SET ups = ups + (new.value = 'up'), downs = downs + (new.value = 'down') WHERE id = new.post_id;
+                END;
+                CREATE TRIGGER post_reactions_counted_on_delete AFTER DELETE ON post_reactions BEGIN
+                    UPDATE posts SET ups = ups - (old.value = 'up'), downs = downs - (old.value = 'down') WHERE id = old.post_id;
+                END;
+                CREATE TRIGGER post_reactions_counted_on_update AFTER UPDATE OF value ON post_reactions BEGIN
+                    UPDATE posts SET ups = ups - (old.value = 'up') + (new.value = 'up'), downs = downs - (old.value = 'down') + (new.value = 'down')
+                    WHERE id = new.post_id;
+                END;
+                CREATE TRIGGER comments_counted_on_insert AFTER INSERT ON comments BEGIN
+                    UPDATE posts SET comments = comments + 1 WHERE id = new.post_id;
+                END;
+                CREATE TRIGGER comments_counted_on_delete AFTER DELETE ON comments BEGIN
+                    UPDATE posts SET comments = comments - 1 WHERE id = old.post_id;
+                END;
+                CREATE VIRTUAL TABLE posts_fts USING fts5(search_doc, content='posts', content_rowid='id',
+                                                     tokenize = "unicode61 remove_diacritics 0 categories 'L* M* N* Co'");
+                CREATE TRIGGER posts_fts_insert AFTER INSERT ON posts BEGIN
+                    INSERT INTO posts_fts (rowid, search_doc) VALUES (new.id, new.search_doc);
+                END;
+                CREATE TRIGGER posts_fts_delete AFTER DELETE ON posts BEGIN
+                    INSERT INTO posts_fts (posts_fts, rowid, search_doc) VALUES ('delete', old.id, old.search_doc);
+                END;
+                CREATE TRIGGER posts_fts_update AFTER UPDATE OF search_doc ON posts BEGIN
+                    INSERT INTO posts_fts (posts_fts, rowid, search_doc) VALUES ('delete', old.id, old.search_doc);
+                    INSERT INTO posts_fts (rowid, search_doc) VALUES (new.id, new.search_doc);
+                END;
+                CREATE VIRTUAL TABLE comments_fts USING fts5(search_doc, content='comments', content_rowid='id',
+                                                     tokenize = "unicode61 remove_diacritics 0 categories 'L* M* N* Co'");
+                CREATE TRIGGER comments_fts_insert AFTER INSERT ON comments BEGIN
+                    INSERT INTO comments_fts (rowid, search_doc) VALUES (new.id, new.search_doc);
+                END;
+                CREATE TRIGGER comments_fts_delete AFTER DELETE ON comments BEGIN
+                    INSERT INTO comments_fts (comments_fts, rowid, search_doc) VALUES ('delete', old.id, old.search_doc);
+                END;
+                """)
+        }
+
+        migrator.registerMigration("2026-11-30 people") { db in
+            // Profiles, people search, "riders like you" and follows (docs: People). A status is
+            // its emoji and text (no emoji: no status); the home park and favourite rides are
+            // catalogue ids, checked when set (a catalogue park merged into a fenced one moves
+            // them). `people_names` holds the name keys (PeopleRules.nameKeys, folded by Swift so
+            // both stores compare the same bytes) of findable users only: a search is one range
+            // of its primary key. `ride_counts.findable` copies the rider's opt-in (a trigger sets
+            // it on a new row, the profile write on all of the rider's rows), so that the riders
+            // of a coaster read for suggestions are findable ones, from one partial index.
+            // Follower counts are kept by triggers.
+            try db.execute(sql: """
+                ALTER TABLE users ADD COLUMN status_emoji TEXT;
+                ALTER TABLE users ADD COLUMN status_text TEXT;
+                ALTER TABLE users ADD COLUMN home_park TEXT;
+                ALTER TABLE users ADD COLUMN findable INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE users ADD COLUMN followers INTEGER NOT NULL DEFAULT 0 CHECK (followers >= 0);
+                ALTER TABLE users ADD COLUMN following INTEGER NOT NULL DEFAULT 0 CHECK (following >= 0);
+                CREATE INDEX users_by_home_park ON users(home_park) WHERE home_park IS NOT NULL;
+                CREATE TABLE favourite_rides (
+                    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    position INTEGER NOT NULL,
+                    ride_id TEXT NOT NULL,
+                    PRIMARY KEY (user_id, position),
+                    UNIQUE (user_id, ride_id)
+                ) WITHOUT ROWID;
+                CREATE TABLE people_names (
+                    key TEXT NOT NULL,
+                    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    PRIMARY KEY (key, user_id)
+                ) WITHOUT ROWID;
+                CREATE INDEX people_names_by_user ON people_names(user_id);
+                CREATE TABLE user_follows (
+                    follower_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    followee_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    at REAL NOT NULL,
+                    PRIMARY KEY (follower_id, followee_id),
+                    CHECK (follower_id <> followee_id)
+                );
+                CREATE INDEX user_follows_by_followee ON user_follows(followee_id);
+                CREATE TRIGGER user_follows_counted_on_insert AFTER INSERT ON user_follows BEGIN
+                    UPDATE users SET following = following + 1 WHERE id = new.follower_id;
+                    UPDATE users SET followers = followers + 1 WHERE id = new.followee_id;
+                END;
+                CREATE TRIGGER user_follows_counted_on_delete AFTER DELETE ON user_follows BEGIN
+                    UPDATE users SET following = following - 1 WHERE id = old.follower_id;
+                    UPDATE users SET followers = followers - 1 WHERE id = old.followee_id;
+                END;
+                ALTER TABLE ride_counts ADD COLUMN findable INTEGER NOT NULL DEFAULT 0;
+                CREATE INDEX ride_counts_findable ON ride_counts(ride_id, user_id) WHERE findable = 1;
+                CREATE TRIGGER ride_counts_findable_on_insert AFTER INSERT ON ride_counts
+                WHEN (SELECT findable FROM users WHERE id = new.user_id) = 1 BEGIN
+                    UPDATE ride_counts SET findable = 1 WHERE user_id = new.user_id AND ride_id = new.ride_id;
+                END;
+                """)
+        }
+
+        migrator.registerMigration("2026-11-30 places") { db in
+            // Where each ride and poi is (the point its park file gave, for the places answers)
+            // and the land a poi is filed under. Zones loaded before have neither: their places
+            // stand at their areas' centroids until the park is loaded again. The one category
+            // renamed by the places vocabulary is renamed in what is stored, as the importer reads it.
+            try db.execute(sql: """
+                ALTER TABLE zones ADD COLUMN lat REAL;
+                ALTER TABLE zones ADD COLUMN lon REAL;
+                ALTER TABLE zones ADD COLUMN land TEXT;
+                UPDATE zones SET category = 'entrance' WHERE kind = 'poi' AND category = 'gate';
+                """)
+        }
+
         return migrator
     }
 }

@@ -169,6 +169,9 @@ extension SpatiaLiteStore {
                 _ = arguments.append(contentsOf: [id.rawValue])
                 try db.execute(sql: "UPDATE users SET \(assignments.joined(separator: ", ")) WHERE id = ?", arguments: arguments)
             }
+            guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM users WHERE id = ?)"), arguments: [id.rawValue]) == true
+            else { throw AccountError.noSuchUser }
+            try Self.applyPeopleChanges(id, changes, db)
             guard let profile = try Self.profile(id, db) else { throw AccountError.noSuchUser }
             return profile
         }
@@ -191,7 +194,8 @@ extension SpatiaLiteStore {
         return UserProfile(
             id: id, username: row["username"], displayName: row["display_name"], bio: row["bio"],
             role: Role(rawValue: row["role"]) ?? .member, createdAt: Date(timeIntervalSince1970: row["created_at"]),
-            sharing: try Self.sharing(row, db), discoverable: row["discoverable"])
+            sharing: try Self.sharing(row, db), discoverable: row["discoverable"], card: try Self.card(id, row, db), findable: row["findable"],
+            follows: Self.followCounts(row))
     }
 
     /// Ghost mode from a users row's `ghost` and `ghost_until` columns.

@@ -87,3 +87,56 @@ extension SpatiaLiteStore {
         }
     }
 }
+
+extension SpatiaLiteStore {
+    /// Writes posts, then comments on them, each in the order given, in transactions of `chunk`
+    /// rows, with the rows the single writes write (``BulkStore/bulkLoadPosts(_:comments:chunk:progress:)``);
+    /// the full-text indexes and the counts are the schema's triggers'. Returns the posts' ids.
+    @discardableResult
+    public func bulkLoadPosts(_ posts: [BulkPost], comments: [BulkComment], chunk: Int,
+                              progress: (@Sendable (String) -> Void)? = nil) async throws -> [Int64] {
+        let catalogue = try await self.pool.read { db in
+            BulkPosts.Catalogue(parks: try String.fetchAll(db, sql: "SELECT id FROM catalog_parks"),
+                                rides: try Row.fetchAll(db, sql: "SELECT id, ride_id, park_id FROM catalog_rides").map { ($0["id"], $0["ride_id"], $0["park_id"]) })
+        }
+        let tags = try BulkPosts.tags(of: posts, comments: comments, catalogue: catalogue)
+        let chunk = max(chunk, 1)
+        var ids: [Int64] = []
+        ids.reserveCapacity(posts.count)
+        for start in stride(from: 0, to: posts.count, by: chunk) {
+            let range = start..<min(start + chunk, posts.count)
+            let slice = posts[range], sliceTags = tags[range]
+            let documents = await BulkPosts.searchDocuments(slice.map(\.text))
+            ids += try await self.pool.write { db -> [Int64] in
+                let post = try db.cachedStatement(sql: """
+                    INSERT INTO posts (author_id, body, search_doc, visibility, created_at) VALUES (?, ?, ?, ?, ?)
+                    """)
+                let tag = try db.cachedStatement(sql: "INSERT OR IGNORE INTO post_tags (post_id, kind, value, position) VALUES (?, ?, ?, ?)")
+                var written: [Int64] = []
+                written.reserveCapacity(slice.count)
+                for (p, (tags, document)) in zip(slice, zip(sliceTags, documents)) {
+                    try post.execute(arguments: [p.author.rawValue, p.text, document, p.visibility.rawValue, p.createdAt.timeIntervalSince1970])
+                    let id = db.lastInsertedRowID
+                    for t in tags { try tag.execute(arguments: [id, t.kind, t.value, t.position]) }
+                    written.append(id)
+                }
+                return written
+            }
+            progress?("posts \(range.upperBound)/\(posts.count)")
+        }
+        let postIDs = ids
+        for start in stride(from: 0, to: comments.count, by: chunk) {
+            let range = start..<min(start + chunk, comments.count)
+            let slice = comments[range]
+            let documents = await BulkPosts.searchDocuments(slice.map(\.text))
+            try await self.pool.write { db in
+                let insert = try db.cachedStatement(sql: "INSERT INTO comments (post_id, author_id, body, search_doc, created_at) VALUES (?, ?, ?, ?, ?)")
+                for (c, document) in zip(slice, documents) {
+                    try insert.execute(arguments: [postIDs[c.post], c.author.rawValue, c.text, document, c.createdAt.timeIntervalSince1970])
+                }
+            }
+            progress?("comments \(range.upperBound)/\(comments.count)")
+        }
+        return ids
+    }
+}

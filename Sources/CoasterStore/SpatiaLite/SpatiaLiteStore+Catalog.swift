@@ -258,6 +258,11 @@ extension SpatiaLiteStore {
             try Self.deleteItem(row["id"], list: row["list_id"], position: row["position"], db)
         }
         try db.execute(sql: "UPDATE list_items SET target_id = ? WHERE kind = 'park' AND target_id = ?", arguments: [new.rawValue, old.rawValue])
+        // Posts tagged with both keep one tag of the park.
+        try db.execute(sql: "UPDATE OR IGNORE post_tags SET value = ? WHERE kind IN ('park', 'about') AND value = ?", arguments: [new.rawValue, old.rawValue])
+        try db.execute(sql: "DELETE FROM post_tags WHERE kind IN ('park', 'about') AND value = ?", arguments: [old.rawValue])
+        // Home parks follow the park (`users_by_home_park`).
+        try db.execute(sql: "UPDATE users SET home_park = ? WHERE home_park = ?", arguments: [new.rawValue, old.rawValue])
         try db.execute(sql: "DELETE FROM catalog_parks_fts WHERE rowid = (SELECT rowid FROM catalog_parks WHERE id = ?)", arguments: [old.rawValue])
         try db.execute(sql: "DELETE FROM catalog_parks WHERE id = ?", arguments: [old.rawValue])
     }

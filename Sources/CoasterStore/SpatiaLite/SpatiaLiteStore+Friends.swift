@@ -124,6 +124,7 @@ extension SpatiaLiteStore {
         return try await self.pool.write { db in
             guard me != them, let user = try Self.existingUser(them, db) else { throw FriendshipError.noSuchUser }
             try Self.unlink(me, them, db)
+            try Self.unfollowBothWays(me, them, db)
             try db.execute(sql: "INSERT OR IGNORE INTO blocks (blocker, blocked, created_at) VALUES (?, ?, ?)",
                            arguments: [me.rawValue, them.rawValue, now])
             return user

@@ -55,13 +55,13 @@ extension SpatiaLiteStore {
             ])
         }
         let insertZone = try db.cachedStatement(sql: """
-            INSERT INTO zones (id, park_id, kind, name, ride_id, position, category, area)
-            VALUES (?, ?, ?, ?, ?, ?, ?, GeomFromWKB(?, 4326))
+            INSERT INTO zones (id, park_id, kind, name, ride_id, position, category, area, lat, lon, land)
+            VALUES (?, ?, ?, ?, ?, ?, ?, GeomFromWKB(?, 4326), ?, ?, ?)
             """)
         for (position, zone) in definition.zones.enumerated() {
             try insertZone.execute(arguments: [
                 zone.id.rawValue, park.id.rawValue, zone.kind.rawValue, zone.name, zone.ride?.rawValue, position, zone.category,
-                Data(WKB.encode(zone.area)),
+                Data(WKB.encode(zone.area)), zone.position?.lat, zone.position?.lon, zone.land,
             ])
         }
         try Self.catalogParkLoaded(definition, db)
@@ -151,7 +151,8 @@ extension SpatiaLiteStore {
             """, arguments: arguments)
         var zones: [String: [Zone]] = [:]
         for record in try ZoneRecord.fetchAll(db, sql: """
-            SELECT id, park_id, kind, name, ride_id, category, AsBinary(area) AS area FROM zones \(filter) ORDER BY park_id, position
+            SELECT id, park_id, kind, name, ride_id, category, AsBinary(area) AS area, lat, lon, land FROM zones \(filter)
+            ORDER BY park_id, position
             """, arguments: arguments) {
             zones[record.parkID, default: []].append(try record.zone())
         }
@@ -207,6 +208,8 @@ private struct ZoneRecord: FetchableRecord {
     var rideID: String?
     var category: String?
     var area: Data?
+    var position: Coordinate?
+    var land: String?
     init(row: Row) {
         self.id = row["id"]
         self.parkID = row["park_id"]
@@ -215,11 +218,14 @@ private struct ZoneRecord: FetchableRecord {
         self.rideID = row["ride_id"]
         self.category = row["category"]
         self.area = row["area"]
+        let lat: Double? = row["lat"], lon: Double? = row["lon"]
+        self.position = lat.flatMap { lat in lon.map { Coordinate(lat: lat, lon: $0) } }
+        self.land = row["land"]
     }
     func zone() throws -> Zone {
         Zone(id: ZoneID(rawValue: self.id), park: ParkID(rawValue: self.parkID), kind: ZoneKind(rawValue: self.kind) ?? .poi,
              name: self.name, ride: self.rideID.map(RideID.init(rawValue:)), category: self.category,
-             area: try storedArea(self.area, table: "zones", id: self.id))
+             area: try storedArea(self.area, table: "zones", id: self.id), position: self.position, land: self.land)
     }
 }
 

@@ -86,8 +86,9 @@ extension SpatiaLiteStore {
     }
 
     /// A photo `viewer` may see (theirs, an accepted friend's, the proof of an entry in a
-    /// challenge they may see, or the cover of a list they may read), or `nil`: no such photo and
-    /// a photo they may not see are one answer. One read for the photo and what lets the viewer see it.
+    /// challenge they may see, the cover of a list they may read, in a post they may read, or the
+    /// profile photo of a findable user), or `nil`: no such photo and a photo they may not see are
+    /// one answer. One read for the photo and what lets the viewer see it.
     public func photo(_ id: Int64, viewer: UserID) async throws -> Photo? {
         try await self.pool.read { db in
             guard let photo = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM photos WHERE id = ?"), arguments: [id]).map(Self.photo)
@@ -95,6 +96,8 @@ extension SpatiaLiteStore {
             guard try Self.isSelfOrFriend(photo.owner, of: viewer, db)
                 || Bool.fetchOne(db.cachedStatement(sql: Self.visibleProof), arguments: ["photo": id, "viewer": viewer.rawValue]) == true
                 || Bool.fetchOne(db.cachedStatement(sql: Self.visibleCover), arguments: ["photo": id, "viewer": viewer.rawValue]) == true
+                || Bool.fetchOne(db.cachedStatement(sql: Self.visiblePostPhoto), arguments: ["photo": id, "viewer": viewer.rawValue]) == true
+                || Bool.fetchOne(db.cachedStatement(sql: Self.visibleFindableFace), arguments: ["photo": id, "viewer": viewer.rawValue]) == true
             else { return nil }
             return photo
         }
@@ -107,6 +110,19 @@ extension SpatiaLiteStore {
             SELECT 1 FROM challenge_entries e JOIN challenges c ON c.id = e.challenge_id
             WHERE e.photo_id = :photo AND (c.visibility = 'public' OR EXISTS (
                 SELECT 1 FROM challenge_members m WHERE m.challenge_id = c.id AND m.user_id = :viewer AND m.state IN ('member', 'invited'))))
+        """
+
+    /// Whether a photo is in a post the viewer may read: the post shows it to them.
+    static let visiblePostPhoto = """
+        SELECT EXISTS (SELECT 1 FROM post_photos pp JOIN posts p ON p.id = pp.post_id WHERE pp.photo_id = :photo AND \(SpatiaLiteStore.postReadable()))
+        """
+
+    /// Whether a photo is the profile photo of a findable user who has not blocked the viewer nor
+    /// been blocked by them: people search shows it (docs: People). `users_by_photo` finds them.
+    static let visibleFindableFace = """
+        SELECT EXISTS (SELECT 1 FROM users u WHERE u.photo_id = :photo AND u.findable = 1
+                       AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.blocker = :viewer AND b.blocked = u.id)
+                       AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.blocker = u.id AND b.blocked = :viewer))
         """
 
     /// Whether a photo is the cover of a list the viewer may read: the list shows it to them.
