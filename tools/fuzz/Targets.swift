@@ -138,7 +138,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         if let item = try? JSONDecoding.decode(NewItemBody.self, from: data), case .success(let checked) = item.checked(rules: rules) {
             let wellFormed: Bool
             switch checked.target {
-            case .ride(let id): wellFormed = ListBodies.isRideID(id.rawValue) && item.park == nil
+            case .ride(let id): wellFormed = Slug.isRideID(id.rawValue) && item.park == nil
             case .park(let id): wellFormed = Slug.isValid(id.rawValue) && item.ride == nil
             }
             guard wellFormed, checked.note.map({ rules.noteViolation($0) == nil }) ?? true,
@@ -204,7 +204,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             if case .some(.some(let park)) = changes.homePark, !Slug.isValid(park.rawValue) { fatalError("a home park of no park id's form passed") }
             if let rides = changes.favouriteRides {
                 guard rides.count <= PeopleRules.maximumFavouriteRides, Set(rides).count == rides.count,
-                      rides.allSatisfy({ ListBodies.isRideID($0.rawValue) })
+                      rides.allSatisfy({ Slug.isRideID($0.rawValue) })
                 else { fatalError("favourite rides passed unchecked") }
             }
         }
@@ -221,7 +221,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         let data = Data(bytes)
         if let body = try? JSONDecoding.decode(NewPostBody.self, from: data), case .success(let draft) = body.draft() {
             guard PostRules.violations(draft).isEmpty, draft.photos.allSatisfy({ $0 > 0 }), draft.parks.allSatisfy({ Slug.isValid($0.rawValue) }),
-                  draft.rides.allSatisfy({ PostBodies.isRideID($0.rawValue) }), draft.verifiedAt.map({ Slug.isValid($0.rawValue) }) ?? true,
+                  draft.rides.allSatisfy({ Slug.isRideID($0.rawValue) }), draft.verifiedAt.map({ Slug.isValid($0.rawValue) }) ?? true,
                   draft.hashtags.count <= PostRules.maximumHashtags
             else { fatalError("a post body passed that the rules refuse") }
         }

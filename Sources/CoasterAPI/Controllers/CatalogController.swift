@@ -100,7 +100,7 @@ struct CatalogController {
     @Sendable func ride(_ request: Request, context: AppRequestContext) async throws -> CatalogRideResponse {
         _ = try context.requireIdentity()
         let id = RideID(rawValue: try context.parameters.require("rideId"))
-        guard ListBodies.isRideID(id.rawValue), let ride = try await self.store.catalogRide(id) else {
+        guard Slug.isRideID(id.rawValue), let ride = try await self.store.catalogRide(id) else {
             throw Problem(.noSuchRide, status: .notFound, title: "No such ride", detail: "The catalogue has no ride \"\(id.rawValue.prefix(130))\".")
         }
         return CatalogRideResponse(ride: .detail(ride))

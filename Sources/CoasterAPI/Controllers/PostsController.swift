@@ -54,7 +54,7 @@ struct PostsController {
 
     static func rideID(_ context: AppRequestContext) throws -> RideID {
         let raw = context.parameters.get("rideId") ?? ""
-        guard PostBodies.isRideID(raw) else { throw Problem.invalidPathParameter("rideId", "a ride's id, <park>.<slug>") }
+        guard Slug.isRideID(raw) else { throw Problem.invalidPathParameter("rideId", "a ride's id, <park>.<slug>") }
         return RideID(rawValue: raw)
     }
 
@@ -213,7 +213,7 @@ struct PostsController {
             if Slug.isValid(park) { query.park = ParkID(rawValue: park) } else { refuse("park", "a park's id: a-z, 0-9 and -, at most 64 characters") }
         }
         if let ride = parameters.value(named: "ride").map(String.init) {
-            if PostBodies.isRideID(ride) { query.ride = RideID(rawValue: ride) } else { refuse("ride", "a ride's id, <park>.<slug>") }
+            if Slug.isRideID(ride) { query.ride = RideID(rawValue: ride) } else { refuse("ride", "a ride's id, <park>.<slug>") }
         }
         if let author = parameters.value(named: "author") {
             if let id = Int64(author), id > 0 { query.author = UserID(id) } else { refuse("author", "a user's id") }

@@ -42,11 +42,6 @@ enum ListBodies {
     static func visibility(_ text: String?) -> ListVisibility? { text.flatMap(ListVisibility.init(rawValue:)) }
     static let visibilities = ListVisibility.allCases.map(\.rawValue).joined(separator: ", ")
 
-    /// A catalogue ride's id as the wire gives it: `<park>.<slug>`, each part a slug.
-    static func isRideID(_ text: String) -> Bool {
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 2 && Slug.isValid(String(parts[0])) && Slug.isValid(String(parts[1]))
-    }
 }
 
 /// `POST /v1/lists`.
@@ -129,7 +124,7 @@ struct NewItemBody: Decodable, Sendable {
         var target: ListItemTarget?
         switch (self.ride, self.park) {
         case (let ride?, nil):
-            if ListBodies.isRideID(ride) { target = .ride(RideID(rawValue: ride)) } else { refused.append(("/ride", "a catalogue ride's id, <park>.<slug>")) }
+            if Slug.isRideID(ride) { target = .ride(RideID(rawValue: ride)) } else { refused.append(("/ride", "a catalogue ride's id, <park>.<slug>")) }
         case (nil, let park?):
             if Slug.isValid(park) { target = .park(ParkID(rawValue: park)) } else { refused.append(("/park", "a catalogue park's id")) }
         case (.some, .some):

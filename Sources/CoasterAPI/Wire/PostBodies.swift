@@ -27,10 +27,6 @@ enum PostBodies {
         return out
     }
 
-    static func isRideID(_ text: String) -> Bool {
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 2 && Slug.isValid(String(parts[0])) && Slug.isValid(String(parts[1]))
-    }
 
     static func photos(_ ids: [Int64]?, into refused: inout [(pointer: String, reason: String)]) {
         for (index, id) in (ids ?? []).enumerated() where id <= 0 { refused.append(("/photos/\(index)", "a photo's id, 1…\(Int64.max)")) }
@@ -58,7 +54,7 @@ struct NewPostBody: Decodable, Sendable {
         if visibility == nil { refused.append(("/visibility", "one of \(PostBodies.visibilities)")) }
         PostBodies.photos(self.photos, into: &refused)
         let parks = PostBodies.ids(self.parks, at: "/parks", valid: Slug.isValid, what: "a catalogue park's id", make: ParkID.init(rawValue:), into: &refused)
-        let rides = PostBodies.ids(self.rides, at: "/rides", valid: PostBodies.isRideID, what: "a catalogue ride's id, <park>.<slug>",
+        let rides = PostBodies.ids(self.rides, at: "/rides", valid: Slug.isRideID, what: "a catalogue ride's id, <park>.<slug>",
                                    make: RideID.init(rawValue:), into: &refused)
         var verified: ParkID?
         if let park = self.verifiedAt {
@@ -86,7 +82,7 @@ struct PostPatchBody: Decodable, Sendable {
         if self.visibility != nil, visibility == nil { refused.append(("/visibility", "one of \(PostBodies.visibilities)")) }
         PostBodies.photos(self.photos, into: &refused)
         let parks = PostBodies.ids(self.parks, at: "/parks", valid: Slug.isValid, what: "a catalogue park's id", make: ParkID.init(rawValue:), into: &refused)
-        let rides = PostBodies.ids(self.rides, at: "/rides", valid: PostBodies.isRideID, what: "a catalogue ride's id, <park>.<slug>",
+        let rides = PostBodies.ids(self.rides, at: "/rides", valid: Slug.isRideID, what: "a catalogue ride's id, <park>.<slug>",
                                    make: RideID.init(rawValue:), into: &refused)
         let edit = PostEdit(text: self.text, photos: self.photos, parks: parks, rides: rides, visibility: visibility)
         for violation in PostRules.violations(edit) where !refused.contains(where: { $0.pointer == violation.pointer }) {

@@ -75,7 +75,7 @@ struct ProfileBody: Decodable, Sendable {
                 refused.append(("/favouriteRides", "at most \(PeopleRules.maximumFavouriteRides) rides"))
             } else {
                 for (index, ride) in rides.enumerated() {
-                    if !ListBodies.isRideID(ride) {
+                    if !Slug.isRideID(ride) {
                         refused.append(("/favouriteRides/\(index)", "a catalogue ride's id, <park>.<slug>"))
                     } else if rides[..<index].contains(ride) {
                         refused.append(("/favouriteRides/\(index)", "listed already, at \(rides.firstIndex(of: ride)!)"))

@@ -47,6 +47,12 @@ public struct RideID: StringIdentifier {
 }
 
 public enum Slug {
+    /// A catalogue or fenced ride's id as the wire gives it: `<park>.<slug>`, each part a slug.
+    public static func isRideID(_ text: String) -> Bool {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 2 && Self.isValid(String(parts[0])) && Self.isValid(String(parts[1]))
+    }
+
     /// Slugs are 1–64 characters of `a-z`, `0-9` and single inner hyphens.
     public static func isValid(_ text: String) -> Bool {
         guard (1...64).contains(text.utf8.count) else { return false }
