@@ -147,6 +147,65 @@ struct ParkImportTests {
         #expect(issue.reason.contains(bad.reason), "reason was: \(issue.reason)")
     }
 
+    /// The one issue a file with `features` added to the square park is refused for.
+    static func onlyIssue(_ features: [[String: Any]]) throws -> ImportIssue {
+        let rejection = try #require(throws: ImportRejection.self) {
+            try ParkImporter().definition(from: Fixtures.document(features: features))
+        }
+        #expect(rejection.issues.count == 1, "issues: \(rejection.issues)")
+        return try #require(rejection.issues.first)
+    }
+
+    @Test func aSelfIntersectingLandIsLocatedWhereItsEdgesCross() throws {
+        // A lopsided bowtie, so the crossing is not the middle of the box.
+        let ring: [[Double]] = [[0.001, 0.001], [0.004, 0.003], [0.004, 0.001], [0.001, 0.0025], [0.001, 0.001]]
+        let issue = try Self.onlyIssue([Fixtures.feature("land", "Bow", geometry: ["type": "Polygon", "coordinates": [ring]])])
+        #expect(issue.reason.contains("Self-intersection"))
+        // Edge 0→1 against edge 2→3: p + t·r = q + u·s.
+        let (p, r) = ((x: ring[0][0], y: ring[0][1]), (x: ring[1][0] - ring[0][0], y: ring[1][1] - ring[0][1]))
+        let (q, d) = ((x: ring[2][0], y: ring[2][1]), (x: ring[3][0] - ring[2][0], y: ring[3][1] - ring[2][1]))
+        let t = ((q.x - p.x) * d.y - (q.y - p.y) * d.x) / (r.x * d.y - r.y * d.x)
+        let crossing = Coordinate(lat: p.y + t * r.y, lon: p.x + t * r.x)
+        let location = try #require(issue.location)
+        #expect(abs(location.lat - crossing.lat) < 1e-6 && abs(location.lon - crossing.lon) < 1e-6, "at \(location), crossing \(crossing)")
+    }
+
+    @Test func aLandReachingOutsideTheParkIsLocatedAtItsFarthestVertex() throws {
+        // The park is 0…0.01° square; one vertex of the land lies 500 m north of its north fence.
+        let north = 0.01 + 500 * Geodesy.degreesPerMetre(at: 0.005).lat
+        let ring: [[Double]] = [[0.004, 0.004], [0.006, 0.004], [0.006, north], [0.004, 0.008], [0.004, 0.004]]
+        let issue = try Self.onlyIssue([Fixtures.feature("land", "Overhang", geometry: ["type": "Polygon", "coordinates": [ring]])])
+        #expect(issue.reason.contains("reaches 500.0 m outside"), "reason was: \(issue.reason)")
+        #expect(issue.location == Coordinate(lat: north, lon: 0.006))
+    }
+
+    @Test func aLandJustOutsideTheFenceIsLocatedAtItsMiddle() throws {
+        // Within the tolerance of the fence but all of it outside: nothing is left once clipped.
+        let metre = Geodesy.degreesPerMetre(at: 0.01).lat
+        let ring: [[Double]] = [[0.004, 0.01 + metre], [0.006, 0.01 + metre], [0.006, 0.01 + 3 * metre], [0.004, 0.01 + 3 * metre], [0.004, 0.01 + metre]]
+        let issue = try Self.onlyIssue([Fixtures.feature("land", "Verge", geometry: ["type": "Polygon", "coordinates": [ring]])])
+        #expect(issue.reason.contains("has no area inside the park"))
+        let location = try #require(issue.location)
+        #expect(abs(location.lat - (0.01 + 2 * metre)) < 1e-12 && abs(location.lon - 0.005) < 1e-12)
+    }
+
+    @Test func aRidePointOrPositionOutsideTheParkIsLocatedThere() throws {
+        let point = try Self.onlyIssue([Fixtures.feature("ride", "Far Ride", geometry: ["type": "Point", "coordinates": [0.05, 0.04]])])
+        #expect(point.location == Coordinate(lat: 0.04, lon: 0.05))
+        let many = try Self.onlyIssue([Fixtures.feature("poi", "Stalls", geometry: ["type": "MultiPoint", "coordinates": [[0.005, 0.005], [-0.002, 0.003]]])])
+        #expect(many.pointer == "/features/1/geometry/coordinates/1")
+        #expect(many.location == Coordinate(lat: 0.003, lon: -0.002))
+        let position = try Self.onlyIssue([Fixtures.feature("ride", "Drawn", geometry: ["type": "Polygon", "coordinates": [Self.square]],
+                                                            extra: ["position": [0.02, 0.005]])])
+        #expect(position.pointer == "/features/1/properties/position")
+        #expect(position.location == Coordinate(lat: 0.005, lon: 0.02))
+    }
+
+    @Test func problemsOfStructureHaveNoPlace() throws {
+        let issue = try Self.onlyIssue([Fixtures.feature("land", "L", geometry: nil)])
+        #expect(issue.location == nil)
+    }
+
     @Test func expectedParkIDComesFromThePathOrMustMatch() throws {
         let noID = Fixtures.document(park: ["id": NSNull()])
         #expect(try ParkImporter().definition(from: noID, expectedPark: "from-path").park.id == "from-path")

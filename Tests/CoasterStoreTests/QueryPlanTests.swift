@@ -84,6 +84,11 @@ struct QueryPlanTests {
              "the ids of a page of posts, for their tags: at most 100"),
             ("SELECT r.*, p.name AS park_name, p.fenced AS park_fenced FROM catalog_rides r JOIN catalog_parks p ON p.id = r.park_id WHERE r.id IN",
              "SCAN json_each VIRTUAL TABLE", "the rides tagged on a page of posts: at most 2,000"),
+            ("WITH points(user_id, lat, lon, checkin)", "SCAN points", "a park's density map: the day's fixes in its box, grouped by cell (DensityPlanTests)"),
+            ("WITH points(user_id, lat, lon, checkin)", "SCAN c", "a park's density map: its cells, at most the box's"),
+            ("WITH points(user_id, lat, lon, checkin)", "SCAN touching", "a park's density map: its cells that touch the park"),
+            ("WITH points(user_id, lat, lon, checkin)", "SCAN (subquery", "a park's density map: the cells shown, at most DensityRules.maximumCells + 1"),
+            ("WITH points(user_id, lat, lon, checkin)", "USE TEMP B-TREE FOR ORDER BY", "a park's density map: its cells, the busiest first, which no index holds"),
             // Planned, not run: SQLite searches a parent's children only when its key changes, and an
             // upsert of a park never changes its id (with a million photos tagged with a park, its
             // re-import took 0.07-0.08 s, as without them).
@@ -154,6 +159,31 @@ struct QueryPlanTests {
         return try await store.pool.read { db in
             try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
         }
+    }
+}
+
+/// A park's density map reads one day of fixes, not all of them, and the park's check-ins, not everyone's.
+@Suite("Density query plans", .enabled(if: TestDatabase.isSQLite))
+struct DensityPlanTests {
+    @Test func theDayIsARangeOfTheTimeIndex() async throws {
+        let cutoff = try await QueryPlanTests.plan(SpatiaLiteStore.densityCutoff, ["from": 0, "to": 1, "read": 5])
+        #expect(cutoff == ["SEARCH fixes USING COVERING INDEX fixes_by_time (recorded_at>? AND recorded_at<?)"], "\(cutoff)")
+        let cells = try await QueryPlanTests.plan(SpatiaLiteStore.densityCells, [
+            "park": "p", "from": 0, "until": 1, "south": 0, "north": 1, "west": 0, "east": 1, "before": 600, "after": 120,
+            "dlat": 0.0002, "dlon": 0.0003, "k": 3, "limit": 20_001,
+        ])
+        for step in [
+            "SEARCH fixes USING INDEX fixes_by_time (recorded_at>? AND recorded_at<?)",
+            "SEARCH v USING INDEX visits_checkins (park_id=? AND entered_at>? AND entered_at<?)",
+            "SEARCH fixes USING COVERING INDEX sqlite_autoindex_fixes_1 (user_id=? AND recorded_at>? AND recorded_at<?)",
+            "SEARCH f USING INTEGER PRIMARY KEY (rowid=?)",
+            "SEARCH p USING INDEX sqlite_autoindex_parks_1 (id=?)",
+        ] {
+            #expect(cells.contains(step), "\(step) not in \(cells)")
+        }
+        // Whole tables are never read: only what the statement made itself (its points and cells).
+        let tables: Set<Substring> = ["fixes", "f", "visits", "v", "parks", "p"]
+        #expect(!cells.contains { $0.hasPrefix("SCAN ") && tables.contains($0.dropFirst(5).prefix { $0 != " " }) }, "\(cells)")
     }
 }
 

@@ -7,11 +7,16 @@ public struct ImportIssue: Hashable, Sendable, CustomStringConvertible {
     /// RFC 6901 pointer to the offending value, e.g. `/features/3/geometry/coordinates/0/5`.
     public var pointer: String
     public var reason: String
+    /// Where on the ground the problem is, when it has a place (SRID 4326): the point GEOS names
+    /// for an invalid geometry, the vertex of a zone farthest outside its park, a ride or poi
+    /// point outside the park. A map draws it; `nil` for problems of the document's structure.
+    public var location: Coordinate?
 
-    public init(feature: Int?, pointer: String, reason: String) {
+    public init(feature: Int?, pointer: String, reason: String, location: Coordinate? = nil) {
         self.feature = feature
         self.pointer = pointer
         self.reason = reason
+        self.location = location
     }
 
     public var description: String {
@@ -164,9 +169,9 @@ private struct ImportRun {
         self.limits = limits
     }
 
-    mutating func fail(_ feature: Int?, _ pointer: JSONPointer, _ reason: String) {
+    mutating func fail(_ feature: Int?, _ pointer: JSONPointer, _ reason: String, at location: Coordinate? = nil) {
         if self.issues.count < self.limits.maxIssues {
-            self.issues.append(ImportIssue(feature: feature, pointer: pointer.description, reason: reason))
+            self.issues.append(ImportIssue(feature: feature, pointer: pointer.description, reason: reason, location: location))
         }
     }
 
@@ -470,7 +475,8 @@ private struct ImportRun {
         guard let position = self.position(value, feature.index, at) else { return nil }
         do {
             guard try prepared.covers(try context.point(position)) else {
-                self.fail(feature.index, at, "the position of \(feature.kind) \"\(feature.name)\" at \(position) lies outside its park's boundary")
+                self.fail(feature.index, at, "the position of \(feature.kind) \"\(feature.name)\" at \(position) lies outside its park's boundary",
+                          at: position)
                 return nil
             }
         } catch {
@@ -627,31 +633,49 @@ private struct ImportRun {
 
     // MARK: Geometry semantics (GEOS)
 
-    /// How far, in metres, the part of `area` outside the park reaches from the park (0 if none).
+    /// How far, in metres, the part of `area` outside the park reaches from the park (0 if none),
+    /// and the vertex (lon/lat) that reaches that far (`nil` if none is outside).
     /// Measured on a local plane in metres around the park, not in degrees.
-    func farthestOutside(_ area: MultiPolygon, park: GEOSGeometry, context: GEOSContext) throws(GEOSError) -> Double {
+    func farthestOutside(_ area: MultiPolygon, park: GEOSGeometry, context: GEOSContext) throws(GEOSError)
+        -> (metres: Double, vertex: Coordinate?)
+    {
         let parkArea = try park.polygons()
-        guard let origin = parkArea.boundingBox?.center else { return 0 }
+        guard let origin = parkArea.boundingBox?.center else { return (0, nil) }
         let plane = Geodesy.LocalPlane(origin: origin)
         let parkPlane = try context.geometry(plane.project(parkArea))
-        let outside = try context.geometry(plane.project(area)).difference(parkPlane).polygons()
+        let projected = plane.project(area)
+        let outside = try context.geometry(projected).difference(parkPlane).polygons()
+        // GEOS copies the input's vertices into the difference unchanged, so the farthest one (an
+        // input vertex unless the shape is odd) maps back to the file's own coordinate exactly;
+        // a vertex GEOS made on the fence is unprojected.
+        var original: [Coordinate: Coordinate] = [:]
+        for (polygon, plain) in zip(projected.polygons, area.polygons) {
+            for (ring, plainRing) in zip(polygon.rings, plain.rings) {
+                for (vertex, coordinate) in zip(ring, plainRing) { original[vertex] = coordinate }
+            }
+        }
         var farthest = 0.0
+        var farthestVertex: Coordinate?
         for polygon in outside.polygons {
             for ring in polygon.rings {
                 for vertex in ring {
-                    farthest = max(farthest, try context.point(vertex).distance(parkPlane))
+                    let distance = try context.point(vertex).distance(parkPlane)
+                    if farthestVertex == nil || distance > farthest {
+                        farthest = distance
+                        farthestVertex = vertex
+                    }
                 }
             }
         }
-        return farthest
+        return (farthest, farthestVertex.map { original[$0] ?? plane.unproject(x: $0.lon, y: $0.lat) })
     }
 
     mutating func checkedArea(_ area: MultiPolygon, feature: PendingFeature, context: GEOSContext) -> GEOSGeometry? {
         let pointer = JSONPointer().appending("features").appending(feature.index).appending("geometry")
         do {
             let geometry = try context.geometry(area)
-            if let reason = try geometry.invalidityReason() {
-                self.fail(feature.index, pointer, "invalid \(feature.kind) geometry: \(reason)")
+            if let invalid = try geometry.invalidity() {
+                self.fail(feature.index, pointer, "invalid \(feature.kind) geometry: \(invalid.description)", at: invalid.location)
                 return nil
             }
             return geometry
@@ -675,7 +699,7 @@ private struct ImportRun {
                 if try prepared.covers(zone) { return area }
                 // Real park data traces the fence with rounded coordinates, so a land that shares the
                 // park's edge pokes out by a metre or so. Accept up to the tolerance, then clip.
-                let outside = try self.farthestOutside(area, park: park, context: context)
+                let (outside, vertex) = try self.farthestOutside(area, park: park, context: context)
                 // A zone clipped once has vertices on the fence, which floating point puts a hair
                 // either side of it: kept as it is, so a served park loads back unchanged (clipping
                 // again would start its rings elsewhere and add vertices).
@@ -683,12 +707,13 @@ private struct ImportRun {
                 guard outside <= ParkImporter.boundaryTolerance else {
                     self.fail(feature.index, geometryPointer, String(
                         format: "%@ \"%@\" reaches %.1f m outside its park's boundary (at most %.0f m is tolerated)",
-                        feature.kind, feature.name, outside, ParkImporter.boundaryTolerance))
+                        feature.kind, feature.name, outside, ParkImporter.boundaryTolerance), at: vertex)
                     return nil
                 }
                 let clipped = try zone.intersection(park).polygons()
                 guard !clipped.polygons.isEmpty else {
-                    self.fail(feature.index, geometryPointer, "\(feature.kind) \"\(feature.name)\" has no area inside the park")
+                    self.fail(feature.index, geometryPointer, "\(feature.kind) \"\(feature.name)\" has no area inside the park",
+                              at: area.boundingBox?.center)
                     return nil
                 }
                 return clipped
@@ -697,7 +722,7 @@ private struct ImportRun {
                 for (i, point) in points.enumerated() {
                     guard try prepared.covers(try context.point(point)) else {
                         let at = points.count == 1 ? geometryPointer.appending("coordinates") : geometryPointer.appending("coordinates").appending(i)
-                        self.fail(feature.index, at, "\(feature.kind) \"\(feature.name)\" at \(point) lies outside its park's boundary")
+                        self.fail(feature.index, at, "\(feature.kind) \"\(feature.name)\" at \(point) lies outside its park's boundary", at: point)
                         return nil
                     }
                     let ring = Geodesy.geodesicCircle(center: point, radius: feature.radius)
@@ -708,7 +733,7 @@ private struct ImportRun {
                 // A station near the fence: the zone stops at the park boundary.
                 let clipped = try union.intersection(park).polygons()
                 guard !clipped.polygons.isEmpty else {
-                    self.fail(feature.index, geometryPointer, "the buffered zone has no area inside the park")
+                    self.fail(feature.index, geometryPointer, "the buffered zone has no area inside the park", at: BoundingBox(points)?.center)
                     return nil
                 }
                 return clipped

@@ -118,6 +118,25 @@ public final class GEOSContext {
     }
 }
 
+/// Why GEOS finds a geometry invalid, and where.
+public struct GEOSInvalidity: Hashable, Sendable, CustomStringConvertible {
+    /// GEOS's reason, e.g. "Self-intersection" or "Ring Self-intersection".
+    public var reason: String
+    /// The point GEOS names (x = lon, y = lat), e.g. where two edges cross; `nil` if it names none.
+    public var location: Coordinate?
+
+    public init(reason: String, location: Coordinate?) {
+        self.reason = reason
+        self.location = location
+    }
+
+    /// The reason with its place as GEOS's own reason text writes it, lon first: "Self-intersection[-82.68 41.48]".
+    public var description: String {
+        guard let location else { return self.reason }
+        return "\(self.reason)[\(location.lon) \(location.lat)]"
+    }
+}
+
 /// A geometry owned by one ``GEOSContext``. Not Sendable, for the same reason as its context.
 public final class GEOSGeometry {
     public let context: GEOSContext
@@ -143,6 +162,36 @@ public final class GEOSGeometry {
             guard let reason = GEOSisValidReason_r(self.handle, self.raw) else { return "invalid geometry" }
             defer { GEOSFree_r(self.handle, reason) }
             return String(cString: reason)
+        default:
+            throw self.context.error("validity check failed")
+        }
+    }
+
+    /// `nil` when GEOS finds the geometry valid, else why and where (one validity check, where
+    /// ``invalidityReason()`` needs two).
+    public func invalidity() throws(GEOSError) -> GEOSInvalidity? {
+        self.context.clearError()
+        var reason: UnsafeMutablePointer<CChar>?
+        var location: OpaquePointer?
+        let valid = GEOSisValidDetail_r(self.handle, self.raw, 0, &reason, &location)
+        // GEOS allocates both only for an invalid geometry; free whatever it gave on every path.
+        defer {
+            if let reason { GEOSFree_r(self.handle, reason) }
+            if let location { GEOSGeom_destroy_r(self.handle, location) }
+        }
+        switch valid {
+        case 1: return nil
+        case 0:
+            var at: Coordinate?
+            if let location, GEOSisEmpty_r(self.handle, location) == 0 {
+                var x = 0.0
+                var y = 0.0
+                if GEOSGeomGetX_r(self.handle, location, &x) == 1, GEOSGeomGetY_r(self.handle, location, &y) == 1,
+                   x.isFinite, y.isFinite {
+                    at = Coordinate(lat: y, lon: x)
+                }
+            }
+            return GEOSInvalidity(reason: reason.map { String(cString: $0) } ?? "invalid geometry", location: at)
         default:
             throw self.context.error("validity check failed")
         }

@@ -239,6 +239,11 @@ public enum Geodesy {
             ((c.lon - self.origin.lon) * self.metresPerDegreeLon, (c.lat - self.origin.lat) * self.metresPerDegreeLat)
         }
 
+        /// The position at (east, north) metres from the origin: the inverse of ``project(_:)-(Coordinate)``.
+        public func unproject(x: Double, y: Double) -> Coordinate {
+            Coordinate(lat: self.origin.lat + y / self.metresPerDegreeLat, lon: self.origin.lon + x / self.metresPerDegreeLon)
+        }
+
         /// `area` with (east, north) metres in the lon/lat slots: GEOS only sees numbers, so its
         /// distances and areas over the result are metres.
         public func project(_ area: MultiPolygon) -> MultiPolygon {

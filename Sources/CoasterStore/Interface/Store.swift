@@ -6,7 +6,7 @@ import Foundation
 ///
 /// ``SpatiaLiteStore`` (one SQLite file with SpatiaLite) is the implementation; the protocol is
 /// what a second one (PostgreSQL with PostGIS) implements, and what the service is written against.
-public protocol Store: AccountStore, BackupStore, BadgeStore, BulkStore, CatalogStore, ChallengeStore, FixStore, FollowStore, FriendStore, LeaderboardStore, MessageStore,
+public protocol Store: AccountStore, BackupStore, BadgeStore, BulkStore, CatalogStore, ChallengeStore, DensityStore, FixStore, FollowStore, FriendStore, LeaderboardStore, MessageStore,
     ListStore, ParkStore, PeopleStore, PhotoStore, PostStore, ProfileStore, RideStore, WaitStore {
     /// Closes every connection; the store must not be used afterwards.
     func close() throws

@@ -37,6 +37,7 @@ enum PostgresSchema {
         Migration(identifier: "2026-11-30 places", statements: places),
         Migration(identifier: "2026-11-30 people", statements: people),
         Migration(identifier: "2026-11-30 posts", statements: posts),
+        Migration(identifier: "2026-12-01 density", statements: density),
     ]
 
     /// Checks the server and brings the schema up to date, on one connection.
