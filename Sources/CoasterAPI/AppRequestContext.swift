@@ -11,6 +11,9 @@ public struct AppRequestContext: RequestContext, WebSocketRequestContext {
     public var coreContext: CoreRequestContextStorage
     /// Set by the authentication middleware when the request carries a valid token.
     public var identity: Identity?
+    /// The session token, when the map's cookie authenticated the request (``MapSession``): the
+    /// pages derive their form tokens from it.
+    var cookieSession: String?
     /// Why a presented token was refused, for the 401 problem's detail.
     var authenticationFailure: String?
     /// The peer's IP address (no port), or "unknown"; throttles key on it. Written out only when

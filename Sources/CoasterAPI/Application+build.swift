@@ -24,6 +24,8 @@ public struct ServerConfiguration: Sendable {
     /// The address of a reverse proxy whose `X-Forwarded-For` names the client (`nil`: none is
     /// trusted, and the client is the socket's peer).
     public var trustedProxy: String?
+    /// The map pages' tiles and Leaflet (`serve --tiles`, `--leaflet`).
+    public var map = MapConfiguration()
 
     public init(_ service: ServiceConfiguration, host: String = "127.0.0.1", port: Int = 8080) {
         self.service = service
@@ -38,7 +40,8 @@ public struct ServerConfiguration: Sendable {
 }
 
 /// The router with every route of the service.
-public func buildRouter(_ service: Service, trustedProxy: String? = nil) throws -> Router<AppRequestContext> {
+public func buildRouter(_ service: Service, trustedProxy: String? = nil, map: MapConfiguration = MapConfiguration(),
+                        logger: Logger? = nil) throws -> Router<AppRequestContext> {
     // HEAD is served wherever GET is, as RFC 9110 asks (monitors probe `/health` with it).
     let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
     router.add(middleware: ConnectionCloseMiddleware())
@@ -91,8 +94,12 @@ public func buildRouter(_ service: Service, trustedProxy: String? = nil) throws 
                                          now: service.now).endpoints)
 
     let admins = router.group("v1/admin").add(middleware: RequireAdmin())
-    admins.addRoutes(AdminController(store: service.store, fences: service.fences, live: service.live, policy: service.location).endpoints)
+    let admin = AdminController(store: service.store, fences: service.fences, live: service.live, policy: service.location)
+    admins.addRoutes(admin.endpoints)
     admins.addRoutes(catalog.adminEndpoints)
+    let pages = try Pages.load(map)
+    MapController(pages: pages, service: service, admin: admin, previews: ParkPreviews(now: service.now),
+                  assets: MapAssets(pages: pages, logger: logger)).addRoutes(to: router)
     // Last: it wraps only the not-found responder.
     router.add(middleware: AllowedMethodsMiddleware(routes: router.routes))
     return router
@@ -110,7 +117,7 @@ let serverName = "coasterlife"
 
 /// The application over an already opened service.
 public func buildApplication(_ configuration: ServerConfiguration, service: Service, logger: Logger) throws -> some ApplicationProtocol {
-    let router = try buildRouter(service, trustedProxy: configuration.trustedProxy)
+    let router = try buildRouter(service, trustedProxy: configuration.trustedProxy, map: configuration.map, logger: logger)
     // The sweep that shows settled challenge progress tells the participants listening here.
     service.housekeeping.pushChallengeMoves(to: service.live)
     let idleTimeout = TimeAmount.seconds(configuration.idleTimeout.components.seconds)

@@ -114,10 +114,7 @@ public final class Live: Sendable {
         let visiting = person.visiting(at: now, timeout: self.policy.checkins.visitTimeout)
         let rules = NearbyRules(privacy: self.policy.privacy, visitTimeout: self.policy.checkins.visitTimeout)
         for friend in person.friends where !person.blocks.contains(friend) {
-            guard let fix = person.latest,
-                  let shared = self.policy.privacy.view(fix, sharing: person.sharing, visiting: visiting,
-                                                        viewerVisiting: self.people.person(friend)?.visiting(at: now, timeout: self.policy.checkins.visitTimeout) ?? [],
-                                                        viewer: friend, relationship: .friends, now: now)
+            guard let (shared, location) = self.location(of: person, visiting: visiting, to: friend, now: now, index: index, rules: rules)
             else { continue }
             // A transition names a park: told only to a friend who may see it (park-only sharing:
             // a friend visiting that park too).
@@ -125,12 +122,39 @@ public final class Live: Sendable {
                 if case .parkOnly(let together) = shared, !together.contains($0.park) { return nil }
                 return .transition(user: person, event: $0.event, park: $0.park, parkName: index.park($0.park)?.name ?? $0.park.rawValue, at: $0.at)
             }
-            // Named as friends nearby names them, by the same rule: what this friend may see.
-            let place = rules.place(of: person, as: shared, now: now, index: index)
-            messages.append(.location(user: person, shared: shared, at: fix.recordedAt,
-                                      park: place.park.flatMap { NamedPlace.park($0, in: index) },
-                                      zone: place.zone.flatMap { NamedPlace.zone(index.zoneID(at: $0), in: index) }))
+            messages.append(location)
             for message in messages { self.send(message.json, to: friend) }
+        }
+    }
+
+    /// `person`'s latest position as `viewer` may see it now, and the `location` message that says
+    /// so: through ``LocationPrivacy/view(_:sharing:visiting:viewerVisiting:viewer:relationship:now:)``,
+    /// named as friends nearby names it. `nil` when the viewer may see nothing.
+    private func location(of person: PersonState, visiting: Set<ParkID>, to viewer: UserID, now: Date, index: FenceIndex,
+                          rules: NearbyRules) -> (SharedLocation, LiveMessage)? {
+        guard let fix = person.latest,
+              let shared = self.policy.privacy.view(fix, sharing: person.sharing, visiting: visiting,
+                                                    viewerVisiting: self.people.person(viewer)?.visiting(at: now, timeout: self.policy.checkins.visitTimeout) ?? [],
+                                                    viewer: viewer, relationship: .friends, now: now)
+        else { return nil }
+        let place = rules.place(of: person, as: shared, now: now, index: index)
+        return (shared, .location(user: person, shared: shared, at: fix.recordedAt,
+                                  park: place.park.flatMap { NamedPlace.park($0, in: index) },
+                                  zone: place.zone.flatMap { NamedPlace.zone(index.zoneID(at: $0), in: index) }))
+    }
+
+    /// What the map of `viewer`'s friends starts from (docs: Map, "Me and my friends"): for each
+    /// friend whose position the viewer may see now, the `location` message `/v1/live` would send
+    /// them, so that the page draws the first positions and the live ones by one rule.
+    public func friendLocations(for viewer: UserID) -> [LiveMessage] {
+        guard let me = self.people.person(viewer) else { return [] }
+        let now = self.now(), index = self.fences.index
+        let rules = NearbyRules(privacy: self.policy.privacy, visitTimeout: self.policy.checkins.visitTimeout)
+        return me.friends.sorted { $0.rawValue < $1.rawValue }.compactMap { id in
+            guard !me.blocks.contains(id), let friend = self.people.person(id), friend.friends.contains(viewer), !friend.blocks.contains(viewer)
+            else { return nil }
+            let visiting = friend.visiting(at: now, timeout: self.policy.checkins.visitTimeout)
+            return self.location(of: friend, visiting: visiting, to: viewer, now: now, index: index, rules: rules)?.1
         }
     }
 }

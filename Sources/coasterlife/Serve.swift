@@ -85,6 +85,15 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Where async work runs: 'nio' (the event loop threads, no hops between thread pools) or 'default' (Swift's global pool). Environment: COASTERLIFE_EXECUTOR.")
     var executor = Environment.value("COASTERLIFE_EXECUTOR") ?? "nio"
 
+    @Option(help: "The map pages' background tiles: a URL template with {z}, {x} and {y}, or 'none' for a plain background (the pages work fully without tiles). Environment: COASTERLIFE_TILES.")
+    var tiles = Environment.value("COASTERLIFE_TILES") ?? MapConfiguration.openStreetMapTiles
+
+    @Option(help: "The attribution the map shows for --tiles. Environment: COASTERLIFE_TILES_ATTRIBUTION.")
+    var tilesAttribution = Environment.value("COASTERLIFE_TILES_ATTRIBUTION") ?? MapConfiguration.openStreetMapAttribution
+
+    @Option(help: "Where Leaflet is installed (Debian's libjs-leaflet). Environment: COASTERLIFE_LEAFLET.")
+    var leaflet = Environment.value("COASTERLIFE_LEAFLET") ?? MapConfiguration().leafletDirectory
+
     @Flag(inversion: .prefixedNo,
           help: "Answer the hot read routes (/health, /v1/locate, /v1/friends/nearby) on the event loop, without the router's task hops; --no-fast-lane sends every request through the router. Environment: COASTERLIFE_FAST_LANE (1 or 0).")
     var fastLane = Environment.value("COASTERLIFE_FAST_LANE").map { $0 != "0" } ?? true
@@ -108,6 +117,12 @@ struct Serve: AsyncParsableCommand {
         guard self.reportWindow.isFinite, (0...86_400).contains(self.reportWindow) else {
             throw ValidationError("--report-window must be 0…86400 seconds")
         }
+        do {
+            _ = try MapConfiguration.tiles(self.tiles)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        guard self.tilesAttribution.count <= 200 else { throw ValidationError("--tiles-attribution must be at most 200 characters") }
     }
 
     func run() async throws {
@@ -145,6 +160,9 @@ struct Serve: AsyncParsableCommand {
         configuration.limits.follows.setRate(self.followRate)
         configuration.limits.posts.searches.setRate(self.postSearchRate)
         configuration.trustedProxy = self.trustedProxy.flatMap(IPAddressText.normalized)
+        configuration.map.tiles = try MapConfiguration.tiles(self.tiles)
+        configuration.map.tilesAttribution = self.tilesAttribution
+        configuration.map.leafletDirectory = self.leaflet
         // Printed at start so an operator sees what is in force (there are no secrets among these).
         logger.info("configuration", metadata: [
             "database": "\(self.database.shown)", "host": "\(self.host)", "port": "\(self.port)", "parks": "\(self.parks)",
@@ -154,6 +172,7 @@ struct Serve: AsyncParsableCommand {
             "friend_request_rate": "\(self.friendRequestRate)", "leaderboard_rate": "\(self.leaderboardRate)",
             "registration_rate": "\(self.registrationRate)", "shared_list_rate": "\(self.sharedListRate)", "people_search_rate": "\(self.peopleSearchRate)",
             "follow_rate": "\(self.followRate)", "post_search_rate": "\(self.postSearchRate)", "trusted_proxy": "\(self.trustedProxy ?? "none")",
+            "tiles": "\(self.tiles)",
             "report_window_s": "\(self.reportWindow)", "executor": "\(self.executor)", "fast_lane": "\(self.fastLane)",
         ])
         let service = try await Service.open(configuration.service, logger: logger)

@@ -47,6 +47,16 @@ struct AuthorizationMatrixTests {
         Dictionary(uniqueKeysWithValues: Actor.allCases.map { ($0, $0 == .anonymous ? .problem(.unauthorized, .unauthorized) : .ok(status)) })
     }
 
+    /// A map page: a signed-out visitor is sent to sign in (303); everyone else gets `status`.
+    static func pages(_ status: HTTPResponse.Status) -> [Actor: Outcome] {
+        Dictionary(uniqueKeysWithValues: Actor.allCases.map { ($0, .ok($0 == .anonymous ? .seeOther : status)) })
+    }
+
+    /// An admin's map page: sign-in for a visitor, `status` for an admin, a 403 page for the rest.
+    static func adminPages(_ status: HTTPResponse.Status) -> [Actor: Outcome] {
+        Dictionary(uniqueKeysWithValues: Actor.allCases.map { ($0, .ok($0 == .anonymous ? .seeOther : $0 == .admin ? status : .forbidden)) })
+    }
+
     static func everyone(_ status: HTTPResponse.Status) -> [Actor: Outcome] {
         Dictionary(uniqueKeysWithValues: Actor.allCases.map { ($0, .ok(status)) })
     }
@@ -60,6 +70,26 @@ struct AuthorizationMatrixTests {
 
     static let rows: [Row] = [
         Row(method: .get, path: "/health", outcomes: everyone(.ok)),
+        // The map pages (docs: Map): pages answer a signed-out visitor with the sign-in page (303)
+        // and a refusal with a page of its status; the matrix's callers carry a bearer header,
+        // which the pages take as the cookie's session. Forms without their CSRF token are
+        // MapPageTests'.
+        Row(method: .get, path: "/map", outcomes: pages(.ok)),
+        Row(method: .get, path: "/map/login", outcomes: Dictionary(uniqueKeysWithValues: Actor.allCases.map { ($0, .ok($0 == .anonymous ? .ok : .seeOther)) })),
+        Row(method: .post, path: "/map/login", body: { _, target in ["username": target, "password": TestUser.password] },
+            outcomes: everyone(.unsupportedMediaType)),
+        Row(method: .post, path: "/map/logout", outcomes: Dictionary(uniqueKeysWithValues: Actor.allCases.map {
+            ($0, .ok($0 == .anonymous ? .unauthorized : .unsupportedMediaType)) })),
+        Row(method: .get, path: "/map/parks/{parkId}", outcomes: pages(.ok)),
+        Row(method: .get, path: "/map/me", outcomes: pages(.ok)),
+        Row(method: .get, path: "/map/me/state.json", outcomes: members(.ok)),
+        Row(method: .get, path: "/map/admin/parks", outcomes: adminPages(.ok)),
+        Row(method: .post, path: "/map/admin/parks", outcomes: Dictionary(uniqueKeysWithValues: Actor.allCases.map {
+            ($0, .ok($0 == .anonymous ? .unauthorized : $0 == .admin ? .unsupportedMediaType : .forbidden)) })),
+        Row(method: .get, path: "/map/admin/parks/{parkId}/density", outcomes: adminPages(.ok)),
+        Row(method: .get, path: "/map/assets/{file}", outcomes: everyone(.ok)),
+        Row(method: .get, path: "/map/assets/leaflet/{file}", outcomes: everyone(.ok)),
+        Row(method: .get, path: "/map/assets/leaflet/images/{file}", outcomes: everyone(.ok)),
         Row(method: .get, path: "/ready", outcomes: everyone(.ok)),
         Row(method: .get, path: "/openapi.json", outcomes: everyone(.ok)),
         Row(method: .get, path: "/metrics", outcomes: everyone(.ok)),
@@ -347,6 +377,7 @@ struct AuthorizationMatrixTests {
                     .replacingOccurrences(of: "{rideId}", with: "cedar-point.millennium-force")
                     .replacingOccurrences(of: "{photoId}", with: String(try await Self.targetPhoto(target, client)))
                     .replacingOccurrences(of: "{metric}", with: "rides")
+                    .replacingOccurrences(of: "{file}", with: row.path.hasSuffix("images/{file}") ? "layers.png" : row.path.contains("leaflet") ? "leaflet.js" : "map.js")
                     + (row.path == "/v1/locate" ? "?lat=41.4822&lon=-82.6835" : "")
                     + (row.path == "/v1/people/search" ? "?q=t" : "")
                     + (row.path == "/v1/search/posts" ? "?q=front" : "")

@@ -11,12 +11,13 @@ import Testing
 struct OpenAPITests {
     static let methods = ["get", "put", "post", "patch", "delete"]
 
-    /// Every route of the router is in the document, and every operation of the document is routed.
+    /// Every route of the JSON API is in the document, and every operation of the document is routed.
     @Test func documentAndRouterAgree() async throws {
         let s = try await TestService()
         defer { s.remove() }
         let router = try buildRouter(s.service)
-        let routed = Set(router.routes.map { "\($0.method.rawValue.lowercased()) \($0.path)" })
+        // The map's pages are HTML for people, not the JSON API: the Map article documents them.
+        let routed = Set(router.routes.filter { !$0.path.description.hasPrefix("/map") }.map { "\($0.method.rawValue.lowercased()) \($0.path)" })
         let document = try JSONSerialization.jsonObject(with: Data(contentsOf: TestService.repoRoot
             .appendingPathComponent("Sources/CoasterAPI/openapi.json"))) as? [String: Any]
         let paths = try #require(document?["paths"] as? [String: [String: Any]])

@@ -5,8 +5,9 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// Reads `Authorization: Bearer <token>` and, when the token is live, puts the caller's identity in
-/// the context. It refuses nothing itself: ``RequireUser`` and ``RequireAdmin`` do.
+/// Reads `Authorization: Bearer <token>` (or, for what a map page does, the map's session cookie:
+/// ``MapSession``) and, when the token is live, puts the caller's identity in the context. It
+/// refuses nothing itself: ``RequireUser`` and ``RequireAdmin`` do.
 struct BearerAuthentication: RouterMiddleware {
     typealias Context = AppRequestContext
     let sessions: Sessions
@@ -22,6 +23,15 @@ struct BearerAuthentication: RouterMiddleware {
                 }
             } else {
                 context.authenticationFailure = "Use an Authorization: Bearer <token> header from POST /v1/sessions."
+            }
+        } else if let token = MapSession.cookie(MapSession.cookie, in: request.headers),
+                  MapSession.authenticates(method: request.method, path: request.uri.path, authority: request.head.authority, headers: request.headers) {
+            // A signed-in map page (``MapSession``): the same session, held in a cookie.
+            if let identity = try await self.sessions.authenticate(token: token) {
+                context.identity = identity
+                context.cookieSession = token
+            } else {
+                context.authenticationFailure = "The session has ended; sign in again."
             }
         }
         return try await next(request, context)

@@ -43,6 +43,15 @@ struct AdminController {
         return PostedWaitsResponse(park: id, loaded: load.loaded)
     }
 
+    /// Writes a validated park and swaps in a rebuilt fence index: this route's and the map's
+    /// admin page's load (``MapController``).
+    func load(_ read: ParkImport, by admin: Identity, logger: Logger) async throws -> ParkReplacement {
+        guard let result = try await self.store.replaceParks([read.definition]).first else { throw Problem.internalError() }
+        try await self.fences.reload()
+        logger.info("park loaded", metadata: ["park": "\(read.definition.park.id)", "by": "\(admin.username)"])
+        return result
+    }
+
     /// Loads or replaces one park from a GeoJSON FeatureCollection, through exactly the validation
     /// of `coasterlife import`, then swaps in a rebuilt fence index.
     @Sendable func putPark(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<ParkImportResponse> {
@@ -52,9 +61,7 @@ struct AdminController {
         }
         let body = try await request.body.collect(upTo: context.maxUploadSize)
         let read = try ParkImporter().read(Data(body.readableBytesView), expectedPark: id)
-        guard let result = try await self.store.replaceParks([read.definition]).first else { throw Problem.internalError() }
-        try await self.fences.reload()
-        context.logger.info("park loaded", metadata: ["park": "\(id)", "by": "\(context.identity?.username ?? "?")"])
+        let result = try await self.load(read, by: try context.requireIdentity(), logger: context.logger)
         return EditedResponse(
             status: result.replaced ? .ok : .created,
             response: ParkImportResponse(park: result.park, replaced: result.replaced, zones: result.zones, rides: result.rides,
