@@ -20,6 +20,15 @@ struct PostgresStoreTests {
         #expect(try await t.sql.int("SELECT count(*) FROM schema_migrations") == PostgresSchema.migrations.count)
     }
 
+    /// The store's connections run without JIT, whatever the server's default: compiling a plan
+    /// cost a post search ten times its run.
+    @Test func connectionsRunWithoutJIT() async throws {
+        let t = try await TemporaryStore()
+        defer { t.remove() }
+        #expect(try await t.sql.strings("SELECT current_setting('jit')") == ["off"])
+        #expect(try await t.sql.strings("SELECT current_setting('statement_timeout')") == ["15s"])
+    }
+
     /// A database a newer CoasterLife migrated is refused with a sentence, not half understood.
     @Test func aDatabaseOfANewerVersionIsRefused() async throws {
         let t = try await TemporaryStore()
