@@ -33,7 +33,9 @@
   // A map with a scale bar, on the configured tiles or on a plain background.
   function baseMap() {
     var element = document.getElementById('map');
-    var map = L.map(element, { preferCanvas: false });
+    // A view from the start: until a map has one, Leaflet adds no layer to the page, so nothing
+    // drawn before the first fitBounds would have an element to mark.
+    var map = L.map(element, { preferCanvas: false, center: [20, 0], zoom: 2 });
     map.attributionControl.setPrefix(false);
     if (data.tiles && data.tiles.url) {
       L.tileLayer(data.tiles.url, { maxZoom: 19, attribution: escapeHTML(data.tiles.attribution || '') }).addTo(map);
