@@ -280,6 +280,7 @@ import Testing
             #expect(html.contains("id=\"withheld\" data-cells=\"1\""), "\(html.prefix(3000))")
             #expect(html.contains("\"people\":4"))
             #expect(!html.contains("\"people\":1"))
+            #expect(!html.contains("role=\"alert\""), "the whole day was read")
 
             let bad = try await client.execute(uri: "/map/admin/parks/cedar-point/density?day=2026-02-30", method: .get, headers: admin.header)
             #expect(bad.status == .badRequest)

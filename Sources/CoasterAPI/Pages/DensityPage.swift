@@ -46,13 +46,16 @@ struct DensityPage {
     /// The template's values.
     var view: [String: Any] {
         let d = self.density
-        return [
+        var view: [String: Any] = [
             "park": ["id": d.park.rawValue, "name": self.parkName], "day": self.day, "timeZone": d.timeZone,
             "cells": d.cells.count, "fixes": d.cells.reduce(0) { $0 + $1.fixes }, "checkins": d.cells.reduce(0) { $0 + $1.checkins },
             "withheld": d.withheldCells, "minimumPeople": d.minimumPeople, "cellSize": Int(d.grid.cellSize),
-            "truncated": d.truncated, "incomplete": d.isComplete ? "" : d.readUntil.formatted(.iso8601) as Any,
+            "truncated": d.truncated,
             "previous": Self.shift(d.day, by: -1, in: d.timeZone), "next": Self.shift(d.day, by: 1, in: d.timeZone),
         ]
+        // Absent, not empty, when the whole day was read: a template section takes any string as true.
+        if !d.isComplete { view["incomplete"] = d.readUntil.formatted(.iso8601) }
+        return view
     }
 
     func data(tiles: TilesData) -> String {

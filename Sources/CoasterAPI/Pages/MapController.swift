@@ -276,7 +276,7 @@ struct MapController {
             return refused("\(file.filename.map { "“\($0)”" } ?? "The file") is not GeoJSON: \(preview.issues.first?.reason ?? "it is not JSON").",
                            .unprocessableContent)
         }
-        content.view["filename"] = file.filename ?? ""
+        if let name = file.filename { content.view["filename"] = name }
         content.view["problems"] = preview.issues.enumerated().map { Self.issueRow($1, index: $0) }
         content.view["warnings"] = preview.warnings.enumerated().map { Self.issueRow($1, index: $0) }
         content.view["hasProblems"] = !preview.issues.isEmpty
