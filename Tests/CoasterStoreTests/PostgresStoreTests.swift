@@ -2,6 +2,7 @@ import CoasterCore
 @testable import CoasterStore
 import CoasterTestSupport
 import Foundation
+import PostgresNIO
 import Testing
 
 /// What only the PostgreSQL store has: its server checks, its migrations, its locks.
@@ -27,6 +28,25 @@ struct PostgresStoreTests {
         defer { t.remove() }
         #expect(try await t.sql.strings("SELECT current_setting('jit')") == ["off"])
         #expect(try await t.sql.strings("SELECT current_setting('statement_timeout')") == ["15s"])
+    }
+
+    /// A server short of a resource (class 53: a full disk, memory, a configured limit) makes the
+    /// store unavailable, in the server's words, rather than failing with an error that names
+    /// nothing: here a sort that must spill past a temporary-file limit of 64 kB.
+    @Test func aServerShortOfAResourceIsUnavailableInItsOwnWords() async throws {
+        let t = try await TemporaryStore()
+        defer { t.remove() }
+        let store = try #require(t.store as? PostgresStore)
+        let error = await #expect(throws: StoreUnavailable.self) {
+            try await store.transaction { tx in
+                try await tx.run("SET LOCAL work_mem = '64kB'")
+                try await tx.run("SET LOCAL temp_file_limit = '64kB'")
+                try await tx.run("SELECT count(*) FROM (SELECT g FROM generate_series(1, 200000) g ORDER BY random()) s")
+            }
+        }
+        #expect(String(describing: error).contains("temp_file_limit"), "\(String(describing: error))")
+        #expect(String(describing: error).contains("SQLSTATE 53400"), "\(String(describing: error))")
+        #expect(!PostgresStore.isUnavailable(sqlState: "23505") && !PostgresStore.isUnavailable(sqlState: "40001"))
     }
 
     /// A database a newer CoasterLife migrated is refused with a sentence, not half understood.

@@ -33,7 +33,9 @@ public enum TestDatabase {
                 throw Unavailable()
             }
             let name = "t_" + String(directory.lastPathComponent.lowercased().filter { $0.isASCII && ($0.isLetter || $0.isNumber) }.suffix(40))
-            try await Databases.shared.create(name, server: url)
+            // The directory stands for the database: once a test removes it, the database goes too.
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try await Databases.shared.create(name, for: directory, server: url)
             // A connection may wait long: a full test run keeps both cores busy for minutes.
             return Databases.url(url, database: name) + "?pool=2&pool_timeout=120&sslmode=disable"
         }
@@ -57,11 +59,16 @@ public enum TestDatabase {
     }
 }
 
-/// Test databases on one server: a template migrated once, and copies of it.
+/// Test databases on one server: a template migrated once, and copies of it, each dropped once
+/// the directory it was made for is gone. A copy is about 19 MB (PostGIS's tables and functions),
+/// and a full PostgreSQL pass makes some three hundred: kept to the end, they would fill a small
+/// disk, and every test still running would fail on a full disk.
 actor Databases {
     static let shared = Databases()
 
     private var template: Task<String, any Error>?
+    /// The databases made here, by the directory each stands for.
+    private var made: [String: URL] = [:]
 
     /// `url` with its database replaced.
     nonisolated static func url(_ url: String, database: String) -> String {
@@ -70,10 +77,17 @@ actor Databases {
         return base[...slash] + database
     }
 
-    /// Creates `name` from the template unless it exists.
-    func create(_ name: String, server: String) async throws {
+    /// Creates `name` from the template unless it exists, after dropping the databases whose
+    /// directories tests have removed (their stores closed first; `FORCE` ends what lingers).
+    func create(_ name: String, for directory: URL, server: String) async throws {
         let template = try await self.template(server)
+        let gone = Array(self.made.filter { !FileManager.default.fileExists(atPath: $0.value.path) }.keys)
+        for database in gone { self.made[database] = nil }
+        self.made[name] = directory
         try await Self.withConnection(server, database: "postgres") { connection, logger in
+            for database in gone {
+                try await connection.query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(database) WITH (FORCE)"), logger: logger)
+            }
             let exists = try await connection.query("SELECT 1 FROM pg_database WHERE datname = \(name)", logger: logger).collect().count > 0
             if !exists {
                 try await connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name) TEMPLATE \(template)"), logger: logger)

@@ -163,6 +163,14 @@ extension PostgresStore {
         return state == "40001" || state == "40P01"
     }
 
+    /// A server error that says nothing of the request and may pass: a statement or lock timeout,
+    /// the server shutting down or starting, or short of a resource (class 53: disk full, out of
+    /// memory, too many connections). The request is answered 503, to be tried again, with the
+    /// server's own words in the log, never a bare 500.
+    static func isUnavailable(sqlState state: String) -> Bool {
+        state.hasPrefix("53") || ["57014", "55P03", "57P01", "57P02", "57P03"].contains(state)
+    }
+
     /// The SQLSTATE of a server error.
     static func sqlState(_ error: any Error) -> String? {
         guard let error = error as? PSQLError, error.code == .server else { return nil }
@@ -203,9 +211,8 @@ extension PostgresStore {
             switch error.code {
             case .connectionError, .serverClosedConnection, .clientClosedConnection, .poolClosed, .queryCancelled, .uncleanShutdown:
                 throw StoreUnavailable("PostgreSQL at \(server): \(error.code)")
-            case .server where ["57014", "55P03", "57P01", "57P02", "57P03", "53300"].contains(error.serverInfo?[.sqlState] ?? ""):
-                // statement or lock timeout, the server shutting down, too many connections.
-                throw StoreUnavailable("PostgreSQL at \(server): \(error.serverInfo?[.message] ?? "unavailable")")
+            case .server where Self.isUnavailable(sqlState: error.serverInfo?[.sqlState] ?? ""):
+                throw StoreUnavailable("PostgreSQL at \(server): \(error.serverInfo?[.message] ?? "unavailable") (SQLSTATE \(error.serverInfo?[.sqlState] ?? ""))")
             default:
                 throw error
             }
