@@ -150,7 +150,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "CoasterServiceTests",
-            dependencies: ["CoasterService", "CoasterCore"],
+            dependencies: ["CoasterService", "CoasterCore", "CoasterStore"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "CoasterHTTPTests",

@@ -265,22 +265,27 @@ import Testing
     @Test func anAdminSeesADaysDensityWithSmallCellsWithheld() async throws {
         try await TestService.withService { service, client in
             _ = try await service.admin("keeper", on: client)
-            // Four riders in one spot, one alone elsewhere: one cell shown, one withheld.
-            let now = Date()
+            // Four riders in one spot, one alone elsewhere, three hours ago (older than what the
+            // privacy rule holds back): one cell shown, the other not, nor a count of it.
+            let at = Date().addingTimeInterval(-3 * 3600)
+            let zone = try #require(TimeZone(identifier: "America/New_York"))
+            let day = CalendarDay(at, in: zone)
             for i in 0..<4 {
                 let rider = try await client.register("rider\(i)")
-                _ = try await client.postFixes([fixJSON(41.4822, -82.6835, at: now)], as: rider)
+                _ = try await client.postFixes([fixJSON(41.4822, -82.6835, at: at)], as: rider)
             }
             let loner = try await client.register("loner")
-            _ = try await client.postFixes([fixJSON(41.4790, -82.6800, at: now)], as: loner)
+            _ = try await client.postFixes([fixJSON(41.4790, -82.6800, at: at)], as: loner)
             let (admin, _) = try await Self.signIn("keeper", on: client)
-            let page = try await client.execute(uri: "/map/admin/parks/cedar-point/density", method: .get, headers: admin.header)
+            let page = try await client.execute(uri: "/map/admin/parks/cedar-point/density?day=\(day)", method: .get, headers: admin.header)
             #expect(page.status == .ok)
             let html = String(buffer: page.body)
-            #expect(html.contains("id=\"withheld\" data-cells=\"1\""), "\(html.prefix(3000))")
+            #expect(html.contains("id=\"withheld\">Cells with fewer than 3 people are never shown"), "\(html.prefix(3000))")
             #expect(html.contains("\"people\":4"))
             #expect(!html.contains("\"people\":1"))
-            #expect(!html.contains("role=\"alert\""), "the whole day was read")
+            #expect(!html.contains("The day has more fixes"), "the whole day was read")
+            // Today's latest hours are held back, and the page says so; a day that is over is whole.
+            #expect(html.contains("id=\"held-back\"") == (day == CalendarDay(Date(), in: zone)), "\(html.prefix(3000))")
 
             let bad = try await client.execute(uri: "/map/admin/parks/cedar-point/density?day=2026-02-30", method: .get, headers: admin.header)
             #expect(bad.status == .badRequest)

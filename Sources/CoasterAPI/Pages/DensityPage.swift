@@ -35,7 +35,7 @@ struct DensityPage {
         }
         let text = day ?? CalendarDay(service.now(), in: TimeZone(identifier: summary.timeZone) ?? .gmt).description
         do {
-            return DensityPage(parkName: summary.name, density: try await Density(store: service.store, now: service.now).day(park: park, day: text))
+            return DensityPage(parkName: summary.name, density: try await Density(store: service.store, privacy: service.location.privacy, now: service.now).day(park: park, day: text))
         } catch DensityError.badDay(let problem) {
             throw Problem.invalidParameter("day", problem.description)
         } catch DensityError.noSuchPark {
@@ -49,12 +49,13 @@ struct DensityPage {
         var view: [String: Any] = [
             "park": ["id": d.park.rawValue, "name": self.parkName], "day": self.day, "timeZone": d.timeZone,
             "cells": d.cells.count, "fixes": d.cells.reduce(0) { $0 + $1.fixes }, "checkins": d.cells.reduce(0) { $0 + $1.checkins },
-            "withheld": d.withheldCells, "minimumPeople": d.minimumPeople, "cellSize": Int(d.grid.cellSize),
+            "minimumPeople": d.minimumPeople, "cellSize": Int(d.grid.cellSize),
             "truncated": d.truncated,
             "previous": Self.shift(d.day, by: -1, in: d.timeZone), "next": Self.shift(d.day, by: 1, in: d.timeZone),
         ]
         // Absent, not empty, when the whole day was read: a template section takes any string as true.
-        if !d.isComplete { view["incomplete"] = d.readUntil.formatted(.iso8601) }
+        if d.heldBack { view["heldBack"] = d.readUntil.formatted(.iso8601) }
+        else if !d.isComplete { view["incomplete"] = d.readUntil.formatted(.iso8601) }
         return view
     }
 

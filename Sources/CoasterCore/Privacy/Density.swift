@@ -143,8 +143,8 @@ public struct DensityRules: Hashable, Sendable {
     /// so rides and queues still stand apart, and a park a kilometre across is some 1,600 cells.
     public var cellSize: Double = 25
     /// The fewest distinct people a cell must hold to be shown. With one, a cell is that person's
-    /// trace; with two, each of them learns where the other was. A cell with fewer is withheld:
-    /// the answer says how many cells were, never which.
+    /// trace; with two, each of them learns where the other was. A cell with fewer is withheld,
+    /// and the answer says nothing of it, not even that there was one.
     public var minimumPeople = 3
     /// The most cells an answer holds, the busiest first: a park 3.5 km square at 25 m, and what a
     /// map page draws without stalling its browser.

@@ -54,6 +54,10 @@ public struct LocationPrivacy: Hashable, Sendable {
     /// (``placeShownAt(_:)``).
     public func revealsPlace(at: Date, now: Date) -> Bool { now >= self.placeShownAt(at) }
 
+    /// The end of the past whose places may be shown at `now`, even counted among others (a park's
+    /// density map): everything before it, nothing from it on (``placeShownAt(_:)`` inverted).
+    public func placesShownBefore(_ now: Date) -> Date { now.addingTimeInterval(-self.timeToLive) }
+
     /// What `viewer` sees of a user whose latest accepted fix is `fix`, or `nil` for nothing: the
     /// one rule behind every answer and push that reveals where someone is or was.
     ///

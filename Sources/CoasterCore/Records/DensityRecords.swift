@@ -35,29 +35,33 @@ public struct ParkDensity: Hashable, Sendable {
     /// The day's instants in the park's time zone.
     public var interval: DateInterval
     /// The end of what was read: `interval.end`, or earlier when the day had more fixes than
-    /// ``DensityRules/maximumFixesRead`` (then fixes and check-ins from here on are not counted).
+    /// ``DensityRules/maximumFixesRead`` or is not over for the privacy rule (``heldBack``): fixes
+    /// and check-ins from here on are not counted.
     public var readUntil: Date
+    /// Whether the day was read only up to what the location privacy rule lets anyone learn
+    /// (``LocationPrivacy/placesShownBefore(_:)``): today's latest hours are not counted yet.
+    public var heldBack: Bool
     public var grid: DensityGrid
     /// Cells touching the park with at least ``DensityRules/minimumPeople`` people, the most
-    /// people first (then the most fixes, then by row and column).
+    /// people first (then the most fixes, then by row and column). Of the cells with fewer,
+    /// nothing is told, not even how many there were: in a "park" drawn around one house, "one
+    /// cell withheld" would say that one or two people were there.
     public var cells: [DensityCell]
-    /// Cells touching the park that held someone, but fewer people than shown cells need.
-    public var withheldCells: Int
     /// Whether more cells qualified than ``DensityRules/maximumCells``: `cells` are the busiest.
     public var truncated: Bool
     /// The rule the cells were held to.
     public var minimumPeople: Int
 
-    public init(park: ParkID, day: CalendarDay, timeZone: String, interval: DateInterval, readUntil: Date, grid: DensityGrid,
-                cells: [DensityCell], withheldCells: Int, truncated: Bool, minimumPeople: Int) {
+    public init(park: ParkID, day: CalendarDay, timeZone: String, interval: DateInterval, readUntil: Date, heldBack: Bool, grid: DensityGrid,
+                cells: [DensityCell], truncated: Bool, minimumPeople: Int) {
         self.park = park
         self.day = day
         self.timeZone = timeZone
         self.interval = interval
         self.readUntil = readUntil
+        self.heldBack = heldBack
         self.grid = grid
         self.cells = cells
-        self.withheldCells = withheldCells
         self.truncated = truncated
         self.minimumPeople = minimumPeople
     }

@@ -5,21 +5,21 @@ import PostgresNIO
 /// A park's density map (``DensityStore``): three statements on one snapshot, as the SpatiaLite
 /// store's (``SpatiaLiteStore/densityCells``).
 extension PostgresStore: DensityStore {
-    public func density(of park: ParkID, on day: CalendarDay, rules: DensityRules) async throws -> ParkDensity? {
+    public func density(of park: ParkID, on day: CalendarDay, before: Date, rules: DensityRules) async throws -> ParkDensity? {
         try await self.read { tx in
             guard let row = try await tx.first("""
                 SELECT time_zone, ST_XMin(boundary), ST_YMin(boundary), ST_XMax(boundary), ST_YMax(boundary) FROM parks WHERE id = \(park.rawValue)
                 """) else { return nil }
             let (timeZone, minX, minY, maxX, maxY) = try row.decode((String, Double, Double, Double, Double).self)
             let bounds = BoundingBox(minLon: minX, minLat: minY, maxLon: maxX, maxLat: maxY)
-            let plan = try DensityPlan(park: park, day: day, timeZone: timeZone, bounds: bounds, rules: rules)
-            let (from, to) = (plan.from, plan.to)
+            let plan = try DensityPlan(park: park, day: day, timeZone: timeZone, bounds: bounds, before: before, rules: rules)
+            let (from, to) = (plan.from, plan.end)
             let cutoff = try await tx.first("""
                 SELECT recorded_at FROM fixes WHERE recorded_at >= \(from) AND recorded_at < \(to)
                 ORDER BY recorded_at LIMIT 1 OFFSET \(rules.maximumFixesRead)
                 """).map { try $0.decode(Double.self) }
             let until = cutoff ?? to
-            let (south, north, west, east) = (bounds.minLat, bounds.maxLat, bounds.minLon, bounds.maxLon)
+            let (south, north, west, east) = (plan.box.minLat, plan.box.maxLat, plan.box.minLon, plan.box.maxLon)
             let (dlat, dlon) = (plan.grid.latitudeStep, plan.grid.longitudeStep)
             let (before, after) = (rules.checkinFixBefore, rules.checkinFixAfter)
             let k = Int64(rules.minimumPeople)
@@ -41,18 +41,14 @@ extension PostgresStore: DensityStore {
                            count(*) FILTER (WHERE checkin = 0) AS fixes, count(*) FILTER (WHERE checkin = 1) AS checkins,
                            count(DISTINCT user_id) AS people
                     FROM points GROUP BY 1, 2
-                ),
-                touching AS MATERIALIZED (
-                    SELECT c.* FROM cells c JOIN parks p ON p.id = \(park.rawValue)
-                    WHERE ST_Intersects(p.boundary, ST_MakeEnvelope(c.col * \(dlon) - 180, c.row * \(dlat) - 90,
-                                                                    (c.col + 1) * \(dlon) - 180, (c.row + 1) * \(dlat) - 90, 4326))
                 )
-                (SELECT row, col, fixes, checkins, people FROM touching WHERE people >= \(k)
-                 ORDER BY people DESC, fixes DESC, row, col LIMIT \(Int64(rules.maximumCells + 1)))
-                UNION ALL
-                SELECT NULL::bigint, NULL::bigint, count(*), 0::bigint, 0::bigint FROM touching WHERE people < \(k)
+                SELECT c.row, c.col, c.fixes, c.checkins, c.people FROM cells c JOIN parks p ON p.id = \(park.rawValue)
+                WHERE c.people >= \(k)
+                  AND ST_Intersects(p.boundary, ST_MakeEnvelope(c.col * \(dlon) - 180, c.row * \(dlat) - 90,
+                                                                (c.col + 1) * \(dlon) - 180, (c.row + 1) * \(dlat) - 90, 4326))
+                ORDER BY c.people DESC, c.fixes DESC, c.row, c.col LIMIT \(Int64(rules.maximumCells + 1))
                 """).map { row in
-                let (r, c, fixes, checkins, people) = try row.decode((Int64?, Int64?, Int64, Int64, Int64).self)
+                let (r, c, fixes, checkins, people) = try row.decode((Int64, Int64, Int64, Int64, Int64).self)
                 return (row: r, column: c, fixes: fixes, checkins: checkins, people: people)
             }
             return plan.answer(rows: rows, readUntil: until)

@@ -8,47 +8,53 @@ struct DensityPlan {
     let day: CalendarDay
     let timeZone: String
     let interval: DateInterval
-    let bounds: BoundingBox
     let grid: DensityGrid
+    /// The park's box widened to whole cells of the grid, and one cell more each side (so that
+    /// no rounding at a cell's edge cuts it): the points read, so that every cell touching the
+    /// park is counted whole.
+    let box: BoundingBox
+    /// The privacy rule's end of the past (seconds since 1970): nothing from it on is read.
+    let before: Double
     let rules: DensityRules
 
     /// The plan for a park with this time zone and boundary box. A time zone this system does
     /// not know throws: an import checks it, so only a database written by something else has one.
-    init(park: ParkID, day: CalendarDay, timeZone: String, bounds: BoundingBox, rules: DensityRules) throws {
+    init(park: ParkID, day: CalendarDay, timeZone: String, bounds: BoundingBox, before: Date, rules: DensityRules) throws {
         guard let zone = TimeZone(identifier: timeZone) else { throw UnknownTimeZone(park: park, timeZone: timeZone) }
         self.park = park
         self.day = day
         self.timeZone = timeZone
         self.interval = day.interval(in: zone)
-        self.bounds = bounds
-        self.grid = rules.grid(around: bounds)
+        let grid = rules.grid(around: bounds)
+        self.grid = grid
+        let (south, west) = grid.cell(containing: Coordinate(lat: bounds.minLat, lon: bounds.minLon))
+        let (north, east) = grid.cell(containing: Coordinate(lat: bounds.maxLat, lon: bounds.maxLon))
+        let low = grid.bounds(row: south - 1, column: west - 1), high = grid.bounds(row: north + 1, column: east + 1)
+        self.box = BoundingBox(minLon: low.minLon, minLat: low.minLat, maxLon: high.maxLon, maxLat: high.maxLat)
+        self.before = before.timeIntervalSince1970
         self.rules = rules
     }
 
     var from: Double { self.interval.start.timeIntervalSince1970 }
     var to: Double { self.interval.end.timeIntervalSince1970 }
+    /// The end of what may be read: the day's end, or the privacy rule's when that is earlier.
+    var end: Double { max(self.from, min(self.to, self.before)) }
 
     /// The answer from the rows of the cells query: `(row, column, fixes, check-ins, people)` of
     /// each shown cell, at most ``DensityRules/maximumCells`` + 1 of them (one more says there were
-    /// more), and one row without a row and column whose third value counts the cells withheld.
-    func answer(rows: [(row: Int64?, column: Int64?, fixes: Int64, checkins: Int64, people: Int64)], readUntil: Double) -> ParkDensity {
-        var cells: [DensityCell] = []
-        var withheld = 0
-        for row in rows {
-            guard let r = row.row, let c = row.column else {
-                withheld += Int(row.fixes)
-                continue
-            }
-            cells.append(DensityCell(row: Int(r), column: Int(c), bounds: self.grid.bounds(row: Int(r), column: Int(c)),
-                                     fixes: Int(row.fixes), checkins: Int(row.checkins), people: Int(row.people)))
+    /// more), read up to `readUntil` (``end``, or earlier where the read bound stopped it).
+    func answer(rows: [(row: Int64, column: Int64, fixes: Int64, checkins: Int64, people: Int64)], readUntil: Double) -> ParkDensity {
+        // The busiest first: the query's order.
+        var cells = rows.map { row in
+            DensityCell(row: Int(row.row), column: Int(row.column), bounds: self.grid.bounds(row: Int(row.row), column: Int(row.column)),
+                        fixes: Int(row.fixes), checkins: Int(row.checkins), people: Int(row.people))
         }
-        // The busiest first, as the query ranked them (a compound query's order is not SQL's promise).
-        cells.sort { ($1.people, $1.fixes, $0.row, $0.column) < ($0.people, $0.fixes, $1.row, $1.column) }
         let truncated = cells.count > self.rules.maximumCells
         if truncated { cells.removeLast(cells.count - self.rules.maximumCells) }
         return ParkDensity(park: self.park, day: self.day, timeZone: self.timeZone, interval: self.interval,
-                           readUntil: Date(timeIntervalSince1970: min(readUntil, self.to)), grid: self.grid, cells: cells,
-                           withheldCells: withheld, truncated: truncated, minimumPeople: self.rules.minimumPeople)
+                           readUntil: Date(timeIntervalSince1970: min(readUntil, self.end)),
+                           heldBack: self.before < self.to && readUntil >= self.end, grid: self.grid, cells: cells,
+                           truncated: truncated, minimumPeople: self.rules.minimumPeople)
     }
 }
 

@@ -5,22 +5,22 @@ import GRDB
 /// A park's density map (``DensityStore``): three statements in one read (the park, where the
 /// day's reading stops, the cells).
 extension SpatiaLiteStore: DensityStore {
-    public func density(of park: ParkID, on day: CalendarDay, rules: DensityRules) async throws -> ParkDensity? {
+    public func density(of park: ParkID, on day: CalendarDay, before: Date, rules: DensityRules) async throws -> ParkDensity? {
         try await self.pool.read { db in
             guard let row = try Row.fetchOne(db.cachedStatement(sql: Self.densityPark), arguments: [park.rawValue]) else { return nil }
             let bounds = BoundingBox(minLon: row["min_x"], minLat: row["min_y"], maxLon: row["max_x"], maxLat: row["max_y"])
-            let plan = try DensityPlan(park: park, day: day, timeZone: row["time_zone"], bounds: bounds, rules: rules)
+            let plan = try DensityPlan(park: park, day: day, timeZone: row["time_zone"], bounds: bounds, before: before, rules: rules)
             let cutoff = try Double.fetchOne(db.cachedStatement(sql: Self.densityCutoff),
-                                             arguments: ["from": plan.from, "to": plan.to, "read": rules.maximumFixesRead])
-            let until = cutoff ?? plan.to
+                                             arguments: ["from": plan.from, "to": plan.end, "read": rules.maximumFixesRead])
+            let until = cutoff ?? plan.end
             let rows = try Row.fetchAll(db.cachedStatement(sql: Self.densityCells), arguments: [
                 "park": park.rawValue, "from": plan.from, "until": until,
-                "south": bounds.minLat, "north": bounds.maxLat, "west": bounds.minLon, "east": bounds.maxLon,
+                "south": plan.box.minLat, "north": plan.box.maxLat, "west": plan.box.minLon, "east": plan.box.maxLon,
                 "before": rules.checkinFixBefore, "after": rules.checkinFixAfter,
                 "dlat": plan.grid.latitudeStep, "dlon": plan.grid.longitudeStep,
                 "k": rules.minimumPeople, "limit": rules.maximumCells + 1,
             ]).map { row in
-                (row: row["row"] as Int64?, column: row["col"] as Int64?, fixes: row["fixes"] as Int64, checkins: row["checkins"] as Int64,
+                (row: row["row"] as Int64, column: row["col"] as Int64, fixes: row["fixes"] as Int64, checkins: row["checkins"] as Int64,
                  people: row["people"] as Int64)
             }
             return plan.answer(rows: rows, readUntil: until)
@@ -39,11 +39,11 @@ extension SpatiaLiteStore: DensityStore {
         SELECT recorded_at FROM fixes WHERE recorded_at >= :from AND recorded_at < :to ORDER BY recorded_at LIMIT 1 OFFSET :read
         """
 
-    /// The day's fixes in the park's box (a range of `fixes_by_time`) and its check-ins (a range of
-    /// `visits_checkins`, each placed at its fix by `sqlite_autoindex_fixes_1`), counted by cell
-    /// (truncation is floor: rows and columns are positive); the cells that touch the boundary
-    /// (its prepared geometry, which SpatiaLite keeps between rows); of those, the ones with
-    /// enough people, the busiest first, and one more row: how many were withheld.
+    /// The day's fixes in the plan's box of whole cells (a range of `fixes_by_time`) and its
+    /// check-ins (a range of `visits_checkins`, each placed at its fix by
+    /// `sqlite_autoindex_fixes_1`), counted by cell (truncation is floor: rows and columns are
+    /// positive); the cells that touch the boundary (its prepared geometry, which SpatiaLite keeps
+    /// between rows); of those, the ones with enough people, the busiest first.
     static let densityCells = """
         WITH points(user_id, lat, lon, checkin) AS (
             SELECT user_id, lat, lon, 0 FROM fixes
@@ -60,15 +60,11 @@ extension SpatiaLiteStore: DensityStore {
             SELECT CAST((lat + 90) / :dlat AS INTEGER), CAST((lon + 180) / :dlon AS INTEGER),
                    sum(1 - checkin), sum(checkin), count(DISTINCT user_id)
             FROM points GROUP BY 1, 2
-        ),
-        touching AS MATERIALIZED (
-            SELECT c.* FROM cells c JOIN parks p ON p.id = :park
-            WHERE ST_Intersects(p.boundary, BuildMbr(c.col * :dlon - 180, c.row * :dlat - 90,
-                                                     (c.col + 1) * :dlon - 180, (c.row + 1) * :dlat - 90, 4326)) = 1
         )
-        SELECT * FROM (SELECT row, col, fixes, checkins, people FROM touching WHERE people >= :k
-                       ORDER BY people DESC, fixes DESC, row, col LIMIT :limit)
-        UNION ALL
-        SELECT NULL, NULL, count(*), 0, 0 FROM touching WHERE people < :k
+        SELECT c.row, c.col, c.fixes, c.checkins, c.people FROM cells c JOIN parks p ON p.id = :park
+        WHERE c.people >= :k
+          AND ST_Intersects(p.boundary, BuildMbr(c.col * :dlon - 180, c.row * :dlat - 90,
+                                                 (c.col + 1) * :dlon - 180, (c.row + 1) * :dlat - 90, 4326)) = 1
+        ORDER BY c.people DESC, c.fixes DESC, c.row, c.col LIMIT :limit
         """
 }
