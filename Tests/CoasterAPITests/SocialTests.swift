@@ -274,10 +274,14 @@ struct SocialTests {
             let after = try json(try await client.get("/v1/leaderboards/rides", as: ann).body)
             #expect((after["entries"] as? [[String: Any]])?.count == 2)
 
-            // A friend's profile: stats and badges; a stranger's: no such user.
+            // A friend's profile: stats and badges; a stranger's: no such user. Ann's tenth ride of
+            // Millennium Force (2709 s, 4816 s ago) earned "same-ride-10": to
+            // others it says where she was, so it shows once it is two hours old.
             let profile = try json(try await client.get("/v1/users/\(ann.id)", as: bob).body)
             #expect((profile["stats"] as? [String: Any])?["totalRides"] as? Int == 10)
-            #expect((profile["badges"] as? [Any])?.count == 4)
+            let shown = { (profile: [String: Any]) in Set((profile["badges"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }) }
+            #expect(shown(profile) == ["first-park", "first-ride", "first-coaster"])
+            #expect(shown(try json(try await client.get("/v1/users/\(ann.id)", as: ann).body)).count == 4, "her own, all of them")
             try expectProblem(try await client.get("/v1/users/\(ann.id)", as: eve), .notFound, .noSuchUser)
             // The ride log of the last two hours says where a friend is: only with exact sharing of a
             // fresh position. Ann rode at 0, 301 … 2709 s; it is now 7525 s: two rides are older than 2 h.
@@ -286,6 +290,8 @@ struct SocialTests {
             _ = try await client.send(.patch, "/v1/me", as: ann, json: ["sharing": ["precision": "approximate"]])
             #expect((try json(try await client.get("/v1/users/\(ann.id)/rides?limit=100", as: bob).body)["rides"] as? [Any])?.count == 2)
             #expect((try json(try await client.get("/v1/users/\(ann.id)/rides?limit=100", as: ann).body)["rides"] as? [Any])?.count == 10)
+            clock.advance(2400)
+            #expect(shown(try json(try await client.get("/v1/users/\(ann.id)", as: bob).body)).count == 4)
         }
     }
 

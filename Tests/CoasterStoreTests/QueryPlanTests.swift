@@ -85,9 +85,7 @@ struct QueryPlanTests {
             ("SELECT r.*, p.name AS park_name, p.fenced AS park_fenced FROM catalog_rides r JOIN catalog_parks p ON p.id = r.park_id WHERE r.id IN",
              "SCAN json_each VIRTUAL TABLE", "the rides tagged on a page of posts: at most 2,000"),
             ("WITH points(user_id, lat, lon, checkin)", "SCAN points", "a park's density map: the day's fixes in its box, grouped by cell (DensityPlanTests)"),
-            ("WITH points(user_id, lat, lon, checkin)", "SCAN c", "a park's density map: its cells, at most the box's"),
-            ("WITH points(user_id, lat, lon, checkin)", "SCAN touching", "a park's density map: its cells that touch the park"),
-            ("WITH points(user_id, lat, lon, checkin)", "SCAN (subquery", "a park's density map: the cells shown, at most DensityRules.maximumCells + 1"),
+            ("WITH points(user_id, lat, lon, checkin)", "SCAN c", "a park's density map: its cells, at most the box's, those that touch the park shown"),
             ("WITH points(user_id, lat, lon, checkin)", "USE TEMP B-TREE FOR ORDER BY", "a park's density map: its cells, the busiest first, which no index holds"),
             // Planned, not run: SQLite searches a parent's children only when its key changes, and an
             // upsert of a park never changes its id (with a million photos tagged with a park, its

@@ -154,11 +154,15 @@ struct SocialController {
         let them = try FriendsController.userID(context)
         guard let page = try await self.store.profilePage(of: them, viewer: me.id) else { throw FriendshipError.noSuchUser }
         let stats = page.stats
+        // A badge is earned by a ride or a visit, at its time: to anyone else it is shown once that
+        // time says nothing of where its earner is now (the rule of every revealed place).
+        let now = self.now()
+        let badges = them == me.id ? page.badges : page.badges.filter { self.policy.privacy.revealsPlace(at: $0.earnedAt, now: now) }
         return FriendProfileResponse(
             user: UserWire(page.summary), bio: page.bio, description: page.bio, status: page.card.status.map(StatusWire.init),
             homePark: page.card.homePark.map(CatalogParkWire.init), favouriteRides: page.card.favouriteRides.map(CatalogRideWire.init),
             photo: page.photo.map { "/v1/photos/\($0)" }, stats: RiderStatsResponse(stats),
-            badges: page.badges.map { BadgeWire(badge: $0.badge, earnedAt: $0.earnedAt, progress: 1) },
+            badges: badges.map { BadgeWire(badge: $0.badge, earnedAt: $0.earnedAt, progress: 1) },
             followers: page.follows.followers, following: page.follows.following, followedByYou: page.followedByViewer)
     }
 
@@ -173,13 +177,14 @@ struct SocialController {
             let now = self.now()
             let friend = try await self.people.person(loading: them)
             let visiting = friend?.visiting(at: now, timeout: self.policy.checkins.visitTimeout) ?? []
+            // Without a position (none yet, or gone), nothing says the friend may be seen exactly.
             let view = friend.flatMap { f in
-                self.policy.privacy.view(f.latest ?? AcceptedFix(position: Coordinate(lat: 0, lon: 0), accuracy: 0, recordedAt: now),
-                                         sharing: f.sharing, visiting: visiting, viewerVisiting: [], viewer: me.id, relationship: .friends, now: now)
+                f.latest.flatMap { self.policy.privacy.view($0, sharing: f.sharing, visiting: visiting, viewerVisiting: [], viewer: me.id,
+                                                            relationship: .friends, now: now) }
             }
             let exact: Bool = if case .exact? = view { true } else { false }
             if !exact {
-                rides.removeAll { now.timeIntervalSince($0.riddenAt) < self.policy.privacy.timeToLive }
+                rides.removeAll { !self.policy.privacy.revealsPlace(at: $0.riddenAt, now: now) }
             }
         }
         return RideHistoryResponse(rides: rides.map(RideLogWire.init))

@@ -187,7 +187,7 @@ struct MapController {
         let state = try await self.state(of: try context.requireIdentity().id)
         content.view = ["me": state.me.map { ["lat": $0.lat, "lon": $0.lon, "accuracy": Int($0.accuracy.rounded()), "at": $0.at] } as Any,
                         "friends": state.friendRows]
-        content.data = scriptJSON(MePageData(tiles: self.tiles, state: state))
+        content.data = scriptJSON(MePageData(tiles: self.tiles.aroundPeople(), state: state))
         return self.pages.render("me", content)
     }
 
@@ -315,6 +315,21 @@ struct MapController {
 struct TilesData: Encodable {
     var url: String?
     var attribution: String
+    /// The finest zoom whose tiles the page asks of the tile server (finer zooms enlarge them), or
+    /// nil for any.
+    var nativeZoom: Int?
+
+    /// On a page that shows where other people are (`/map/me`), the tiles a browser asks for say
+    /// to the tile server, another party, where they are: at zoom 17 a tile is some 300 m across.
+    /// Such a page asks for nothing finer than zoom 14, tiles 1.8 km across at Cedar Point's
+    /// latitude: a whole park and its car parks, no more than park-only sharing would tell.
+    static let aroundPeople = 14
+
+    func aroundPeople() -> TilesData {
+        var tiles = self
+        tiles.nativeZoom = Self.aroundPeople
+        return tiles
+    }
 }
 
 struct ParkPageData: Encodable {

@@ -38,7 +38,11 @@
     var map = L.map(element, { preferCanvas: false, center: [20, 0], zoom: 2 });
     map.attributionControl.setPrefix(false);
     if (data.tiles && data.tiles.url) {
-      L.tileLayer(data.tiles.url, { maxZoom: 19, attribution: escapeHTML(data.tiles.attribution || '') }).addTo(map);
+      // nativeZoom: the finest tiles asked for where the page shows other people (the tile
+      // server would learn where they are); finer zooms enlarge those.
+      L.tileLayer(data.tiles.url, {
+        maxZoom: 19, maxNativeZoom: data.tiles.nativeZoom || 19, attribution: escapeHTML(data.tiles.attribution || '')
+      }).addTo(map);
     } else {
       element.classList.add('plain');
       if (data.tiles) { map.attributionControl.addAttribution(escapeHTML(data.tiles.attribution || '')); }
