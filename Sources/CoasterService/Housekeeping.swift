@@ -128,7 +128,7 @@ public final class Housekeeping: ServiceLifecycle.Service, Sendable {
     public static let settleBatch = 5_000
 
     public func settleTallies() async throws {
-        let cutoff = self.now().addingTimeInterval(-self.privacy.timeToLive)
+        let cutoff = self.privacy.placesShownBefore(self.now())
         // A full batch may have left more behind it.
         while try await self.store.settleTallies(through: cutoff, limit: Self.settleBatch) == Self.settleBatch {}
     }
@@ -150,7 +150,7 @@ public final class Housekeeping: ServiceLifecycle.Service, Sendable {
     /// participants (pushing who moved), then fixes the winners of the challenges that are due:
     /// both in bounded batches.
     public func settleChallenges() async throws {
-        let cutoff = self.now().addingTimeInterval(-self.privacy.timeToLive)
+        let cutoff = self.privacy.placesShownBefore(self.now())
         for _ in 0..<Self.challengeBatchesPerSweep {
             let moves = try await self.store.settleChallengeCredits(through: cutoff, limit: Self.challengeSettleBatch)
             if moves.isEmpty { break }

@@ -141,7 +141,7 @@ struct ListsBench: AsyncParsableCommand {
         for (n, user) in (checking + plain).enumerated() {
             let target = n < self.riders ? ride.id : other.id
             for l in 0..<self.lists {
-                let list = try await store.createList(ListDraft(title: "List \(l + 1)"), owner: user, rules: rules)
+                let list = try await store.createList(ListDraft(title: "List \(l + 1)"), owner: user, rules: rules, privacy: privacy)
                 _ = try await store.addItem(to: list.id, owner: user, target: .ride(target), note: nil, position: nil, rules: rules, privacy: privacy)
             }
         }

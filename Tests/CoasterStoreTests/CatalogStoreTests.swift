@@ -99,7 +99,7 @@ struct CatalogStoreTests {
         _ = try await w.store.importCatalog(Self.file())
         #expect(try await w.store.catalogRide(Self.magnum)?.fenced == nil)
         let ann = try await w.user("ann")
-        let list = try await w.store.createList(ListDraft(title: "Ohio coasters"), owner: ann, rules: ListRules()).id
+        let list = try await w.store.createList(ListDraft(title: "Ohio coasters"), owner: ann, rules: ListRules(), privacy: LocationPrivacy()).id
         let magnumItem = try await w.store.addItem(to: list, owner: ann, target: .ride(Self.magnum), note: nil, position: nil, rules: ListRules(),
                                                    privacy: LocationPrivacy())
         #expect(magnumItem.ride?.fenced == nil && magnumItem.ride?.lists == 1)

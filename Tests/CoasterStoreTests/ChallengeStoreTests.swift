@@ -97,11 +97,15 @@ struct ChallengeStoreTests {
             return visit.id
         }
 
-        /// One accepted fix now whose decision is `transitions` (at now).
-        func fix(_ user: UserID, _ transitions: [Transition]) async throws {
+        /// One accepted fix now whose decision is `transitions` (at now); `inside` are the parks
+        /// the fix lies in, when given (the open visits of those it is evidence of).
+        func fix(_ user: UserID, _ transitions: [Transition], inside: Set<ParkID>? = nil) async throws {
             let at = self.now
             _ = try await self.store.recordFixes(user: user, [IncomingFix(lat: 40.005, lon: 10.005, accuracy: 5, recordedAt: at)], source: .api,
-                                                 visitTimeout: Self.visitTimeout) { _, _, _ in .accepted(current: true, transitions: transitions) }
+                                                 visitTimeout: Self.visitTimeout) { _, state, _ in
+                if let inside { state.parks = inside }
+                return .accepted(current: true, transitions: transitions)
+            }
         }
 
         /// Logs a ride ten minutes after the clock's time (past any ride's cycle); at the ride
@@ -252,6 +256,30 @@ struct ChallengeStoreTests {
         #expect(try await w.store.challenge(u, viewer: dan) == nil)
         #expect(try await w.store.challenges(of: dan, list: .completed, limit: 10, before: nil).isEmpty)
         await #expect(throws: ChallengeError.noSuchChallenge) { try await w.join(u, dan) }
+    }
+
+    /// A visit's credit says where its rider may still be while the visit goes on: it is settled
+    /// once the visit's last evidence is before the cutoff, not its start.
+    @Test func aVisitIsShownToOthersOnceItIsOver() async throws {
+        let w = try await World(parks: true)
+        defer { w.remove() }
+        let ann = try await w.user("ann"), bob = try await w.user("bob")
+        let visits = try await w.create(w.draft("Visits", .visits), by: ann)
+        try await w.join(visits, bob)
+        w.clock.advance(60)
+        let enteredAt = w.now
+        try await w.fix(bob, [Transition(event: .enter, park: World.alpha, at: enteredAt)], inside: [World.alpha])
+        #expect(try await w.progress(visits, of: bob) == 1)
+        // An hour on, a fix inside the park: the visit goes on.
+        w.clock.advance(3600)
+        try await w.fix(bob, [], inside: [World.alpha])
+        let lastEvidence = w.now
+        #expect(try await w.store.settleChallengeCredits(through: lastEvidence.addingTimeInterval(-1), limit: 100).isEmpty)
+        #expect(try await w.shown(visits, viewer: ann) == [ann: 0, bob: 0])
+        #expect(try await w.store.settleChallengeCredits(through: lastEvidence, limit: 100).map(\.challenge) == [visits])
+        #expect(try await w.shown(visits, viewer: ann) == [ann: 0, bob: 1])
+        let entry = try #require(try await w.store.ranking(visits, viewer: ann, limit: 10, offset: 0)?.entries.first)
+        #expect(entry.user.id == bob && entry.lastActivity == enteredAt)
     }
 
     /// Ride logs and visits count in their own transaction, in the window, in the scope, with the

@@ -16,7 +16,7 @@ struct ListStoreTests {
 
     func create(_ w: World, _ owner: UserID, _ title: String, _ visibility: ListVisibility = .private, rules: ListRules = Self.rules) async throws
         -> RideListView {
-        try await w.store.createList(ListDraft(title: title, description: "about " + title, visibility: visibility), owner: owner, rules: rules)
+        try await w.store.createList(ListDraft(title: title, description: "about " + title, visibility: visibility), owner: owner, rules: rules, privacy: Self.privacy)
     }
 
     @discardableResult
@@ -248,6 +248,48 @@ struct ListStoreTests {
         #expect(try await self.edit(w, c1, in: second, ann, ListItemEdit(checked: true)).check?.source == .hand)
     }
 
+    /// A visit's check says where its owner may still be while the visit goes on: others see it,
+    /// on the list and among the changes, once the visit's last evidence is older than the
+    /// time-to-live, as a post's "I was there"; not from the visit's start.
+    @Test func aVisitsCheckShowsOnceTheVisitIsOver() async throws {
+        let w = try await World(parks: true)
+        defer { w.remove() }
+        let ann = try await w.user("ann"), bob = try await w.user("bob")
+        let list = try await self.create(w, ann, "parks", .public).id
+        try await self.add(w, list, ann, .park(World.alpha))
+        _ = try await w.store.setListFollow(list, user: bob, following: true, rules: Self.rules, privacy: Self.privacy)
+        func deliver() async throws -> [ListChangeDelivery] { try await w.store.deliverListChanges(now: w.now, privacy: Self.privacy, limit: 10) }
+        func bobs() async throws -> (check: ListCheck?, checked: Int?, changes: [ListChange.Kind]) {
+            (try await self.items(w, list, viewer: bob)?.first?.check, try await w.store.list(list, viewer: bob, privacy: Self.privacy)?.checked,
+             try await w.store.listChanges(for: bob, privacy: Self.privacy, limit: 10, before: nil).map(\.kind))
+        }
+        #expect(try await deliver().map(\.change.kind) == [.itemAdded])
+
+        let enteredAt = w.now
+        try await w.fix(ann, [Transition(event: .enter, park: World.alpha, at: enteredAt)], inside: [World.alpha])
+        #expect(try await self.items(w, list, viewer: ann)?.first?.check == ListCheck(at: enteredAt, source: .visit))
+        w.clock.advance(3600)
+        try await w.fix(ann, [], inside: [World.alpha])
+        let lastEvidence = w.now
+        // Past the visit's start by the time-to-live, not past its last evidence: nothing yet.
+        w.clock.advance(Self.privacy.timeToLive - 3600 + 1)
+        #expect(try await bobs() == (nil, 0, [.itemAdded]))
+        #expect(try await deliver().isEmpty)
+        // An uncheck by hand now takes back the change no one was shown.
+        let c = try #require(try await self.items(w, list, viewer: ann)?.first)
+        _ = try await self.edit(w, c, in: list, ann, ListItemEdit(checked: false))
+        _ = try await self.edit(w, c, in: list, ann, ListItemEdit(checked: true))
+        w.clock.advance(lastEvidence.addingTimeInterval(Self.privacy.timeToLive).timeIntervalSince(w.now))
+        #expect(try await bobs().changes == [.itemChecked, .itemAdded])
+        #expect(try await deliver().map(\.change.source) == [.hand])
+
+        // A second list checked by the same visit, the visit now over: shown from its end on.
+        let second = try await self.create(w, ann, "again", .public).id
+        try await self.add(w, second, ann, .park(World.alpha))
+        #expect(try await self.items(w, second, viewer: bob)?.first?.check == ListCheck(at: enteredAt, source: .visit))
+        #expect(try await w.store.list(second, viewer: bob, privacy: Self.privacy)?.checked == 1)
+    }
+
     @Test func followersGetChangesOnTheirPageAndLive() async throws {
         let w = try await World(parks: true)
         defer { w.remove() }
@@ -357,9 +399,9 @@ struct ListStoreTests {
         let anns = try await w.store.addPhoto(owner: ann, image: image, sha256: "a1" + String(repeating: "0", count: 62), caption: nil, park: nil, ride: nil)
         let bobs = try await w.store.addPhoto(owner: bob, image: image, sha256: "b2" + String(repeating: "0", count: 62), caption: nil, park: nil, ride: nil)
         await #expect(throws: ListError.noSuchPhoto) {
-            try await w.store.createList(ListDraft(title: "covered", cover: bobs.id), owner: ann, rules: Self.rules)
+            try await w.store.createList(ListDraft(title: "covered", cover: bobs.id), owner: ann, rules: Self.rules, privacy: Self.privacy)
         }
-        let covered = try await w.store.createList(ListDraft(title: "covered", visibility: .private, cover: anns.id), owner: ann, rules: Self.rules)
+        let covered = try await w.store.createList(ListDraft(title: "covered", visibility: .private, cover: anns.id), owner: ann, rules: Self.rules, privacy: Self.privacy)
         #expect(covered.cover == anns.id)
         #expect(try await w.store.photo(anns.id, viewer: cat) == nil)
         _ = try await w.store.editList(covered.id, owner: ann, edit: ListEdit(visibility: .public), privacy: Self.privacy)

@@ -70,7 +70,7 @@ struct ListsController {
         let me = try context.requireIdentity()
         let draft = try (try await Self.decode(NewListBody.self, request)).draft(rules: self.rules).get()
         try self.lists.creations.take(me.id, what: "list creation")
-        let view = try await self.store.createList(draft, owner: me.id, rules: self.rules)
+        let view = try await self.store.createList(draft, owner: me.id, rules: self.rules, privacy: self.privacy)
         return EditedResponse(status: .created, headers: [.location: "/v1/lists/\(view.id)"], response: ListWire(view))
     }
 

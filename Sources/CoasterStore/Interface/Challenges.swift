@@ -72,8 +72,10 @@ public protocol ChallengeStore: Sendable {
     /// Likes or unlikes a challenge the user may see.
     func setChallengeLike(_ id: Int64, user: UserID, liked: Bool) async throws -> ChallengeView
 
-    /// Shows counted progress made before `cutoff` (the location time-to-live ago) to everyone,
-    /// oldest first, at most `limit` credits in this transaction; returns who moved.
+    /// Shows counted progress made before `cutoff` (``LocationPrivacy/placesShownBefore(_:)``) to
+    /// everyone, oldest first, at most `limit` credits in this transaction; returns who moved. A
+    /// visit's credit waits until the visit's last evidence is before `cutoff` too: until then it
+    /// says where its rider may still be.
     func settleChallengeCredits(through cutoff: Date, limit: Int) async throws -> [ChallengeMove]
 
     /// Fixes the winners of at most `limit` challenges whose final time has passed; returns their ids.

@@ -14,12 +14,14 @@ import Foundation
 /// the owner unchecked it by hand; each check records a change for the followers. Adding an item
 /// the owner already has evidence for (a ride log of the ride, a visit to the park) checks it at
 /// once, with that evidence's time and source. Others see a check from ``ListRules/shownAt(_:privacy:)``
-/// on: before it the item reads unchecked to them and the change is not on their page.
+/// on, and one made by a visit only once the visit's last evidence is older than the location
+/// time-to-live (``LocationPrivacy/placesShownBefore(_:)``), the rule of a post's "I was there":
+/// before that the item reads unchecked to them and the change is not on their page.
 public protocol ListStore: Sendable {
     /// Stores a draft ``ListRules`` checked: refuses an owner at
     /// `rules.maximumLists` and a cover that is not the owner's photo. A `link` list gets its
     /// share token here.
-    func createList(_ draft: ListDraft, owner: UserID, rules: ListRules) async throws -> RideListView
+    func createList(_ draft: ListDraft, owner: UserID, rules: ListRules, privacy: LocationPrivacy) async throws -> RideListView
 
     /// The list as `viewer` sees it, or `nil` when they may not read it.
     func list(_ id: Int64, viewer: UserID, privacy: LocationPrivacy) async throws -> RideListView?

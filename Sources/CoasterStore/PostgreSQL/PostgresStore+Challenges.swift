@@ -355,13 +355,27 @@ extension PostgresStore: ChallengeStore {
         return try await self.finishing(answer, viewer: user, now: now)
     }
 
+    /// Whether the credit `credit` (an alias of `challenge_credits`) is not a visit's, or its
+    /// visit has no evidence from `before` (an SQL expression) on: until a visit is over its
+    /// credit says where its rider may still be, so others see it only once the visit's last
+    /// evidence is older than the time-to-live, as a post's "I was there". One probe of the
+    /// visit's primary key.
+    static func visitOver(_ credit: String, before: String) -> String {
+        """
+        (\(credit).source <> 'visit' OR NOT EXISTS (
+            SELECT 1 FROM visits v WHERE v.id = \(credit).source_id AND coalesce(v.left_at, v.last_evidence_at) > \(before)))
+        """
+    }
+
     public func settleChallengeCredits(through cutoff: Date, limit: Int) async throws -> [ChallengeMove] {
         let cutoff = cutoff.timeIntervalSince1970
         return try await self.transaction { tx in
             try await tx.lock(.settling)
             let credits = try await tx.one("""
                 WITH picked AS (
-                    SELECT id, challenge_id, user_id FROM challenge_credits WHERE NOT shown AND at <= \(cutoff) ORDER BY at, id LIMIT \(max(0, limit))
+                    SELECT c.id, c.challenge_id, c.user_id FROM challenge_credits c
+                    WHERE NOT c.shown AND c.at <= \(cutoff) AND \(unescaped: Self.visitOver("c", before: "\(cutoff)"))
+                    ORDER BY c.at, c.id LIMIT \(max(0, limit))
                 ), locked AS (
                     SELECT m.challenge_id FROM challenge_members m
                     WHERE (m.challenge_id, m.user_id) IN (SELECT challenge_id, user_id FROM picked)

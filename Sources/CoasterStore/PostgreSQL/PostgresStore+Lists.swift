@@ -11,10 +11,10 @@ import PostgresNIO
 /// time; likes, follows and copies take the actor's lock and hold the list's row with a key-share
 /// lock while they write beside it, so the list cannot be deleted under them. The counts of items
 /// and of lists holding a ride are the schema's triggers'. Checks made by evidence are shown to
-/// others from ``ListRules/shownAt(_:privacy:)`` on, a time stored with the check and its change,
-/// so every read compares it with now.
+/// others by one predicate (``shownToOthers(_:at:source:)``): from ``ListRules/shownAt(_:privacy:)``
+/// on, a time stored with the check and its change, and a visit's once the visit is over.
 extension PostgresStore: ListStore {
-    public func createList(_ draft: ListDraft, owner: UserID, rules: ListRules) async throws -> RideListView {
+    public func createList(_ draft: ListDraft, owner: UserID, rules: ListRules, privacy: LocationPrivacy) async throws -> RideListView {
         let t = self.now().timeIntervalSince1970
         let token = draft.visibility == .link ? ListRules.newShareToken() : nil
         return try await self.transaction(locking: [owner]) { tx in
@@ -30,14 +30,14 @@ extension PostgresStore: ListStore {
                 VALUES (\(owner.rawValue), \(draft.title), \(draft.description), \(draft.visibility.rawValue), \(token), \(draft.cover), \(t), \(t))
                 RETURNING id
                 """).decode(Int64.self)
-            return try await Self.requireListView(id, viewer: owner, now: t, tx)
+            return try await Self.requireListView(id, viewer: owner, now: t, privacy: privacy, tx)
         }
     }
 
     public func list(_ id: Int64, viewer: UserID, privacy: LocationPrivacy) async throws -> RideListView? {
         let t = self.now().timeIntervalSince1970
         return try await self.single { tx in
-            try await Self.listViews([id], viewer: viewer, now: t, tx).first { $0.readable }?.view
+            try await Self.listViews([id], viewer: viewer, now: t, privacy: privacy, tx).first { $0.readable }?.view
         }
     }
 
@@ -46,9 +46,9 @@ extension PostgresStore: ListStore {
         let found = try await self.read { tx -> SharedList? in
             guard let id = try await tx.first("SELECT id FROM lists WHERE share_token = \(token) AND visibility = 'link'")
                 .map({ try $0.decode(Int64.self) }),
-                let view = try await Self.listViews([id], viewer: nil, now: t, tx).first?.view
+                let view = try await Self.listViews([id], viewer: nil, now: t, privacy: privacy, tx).first?.view
             else { return nil }
-            let items = try await Self.itemViews(list: id, owner: false, now: t, sort: sort, limit: Int.max, offset: 0, tx)
+            let items = try await Self.itemViews(list: id, owner: false, now: t, privacy: privacy, sort: sort, limit: Int.max, offset: 0, tx)
             return SharedList(list: view, items: items)
         }
         return found.map { ($0.list, $0.items) }
@@ -62,7 +62,7 @@ extension PostgresStore: ListStore {
                 WHERE l.owner_id = \(owner.rawValue) AND l.id < \(before ?? Int64.max) AND \(unescaped: Self.readable("l", viewer: "v.id"))
                 ORDER BY l.id DESC LIMIT \(max(0, limit))
                 """).map { try $0.decode(Int64.self) }
-            return try await Self.listViews(ids, viewer: viewer, now: t, tx).map(\.view)
+            return try await Self.listViews(ids, viewer: viewer, now: t, privacy: privacy, tx).map(\.view)
         }
     }
 
@@ -71,7 +71,7 @@ extension PostgresStore: ListStore {
         let t = self.now().timeIntervalSince1970
         return try await self.read { tx -> [ListItemView]? in
             guard let head = try await Self.listHead(list, caller: viewer, tx), head.readable else { return nil }
-            return try await Self.itemViews(list: list, owner: head.owner == viewer.rawValue, now: t, sort: sort, limit: max(0, limit),
+            return try await Self.itemViews(list: list, owner: head.owner == viewer.rawValue, now: t, privacy: privacy, sort: sort, limit: max(0, limit),
                                             offset: max(0, offset), tx)
         }
     }
@@ -95,7 +95,7 @@ extension PostgresStore: ListStore {
                     cover_photo_id = CASE WHEN \(setCover) THEN \(edit.cover.flatMap { $0 }) ELSE cover_photo_id END, updated_at = \(t)
                 WHERE id = \(id)
                 """)
-            return try await Self.requireListView(id, viewer: owner, now: t, tx)
+            return try await Self.requireListView(id, viewer: owner, now: t, privacy: privacy, tx)
         }
     }
 
@@ -152,7 +152,7 @@ extension PostgresStore: ListStore {
                 )
                 SELECT id FROM item
                 """).decode(Int64.self)
-            return try await Self.requireItemView(item, list: list, now: t, tx)
+            return try await Self.requireItemView(item, list: list, now: t, privacy: privacy, tx)
         }
     }
 
@@ -183,6 +183,7 @@ extension PostgresStore: ListStore {
             let unchecking = edit.checked == false
             let shownAt = ListRules.shownAt(ListCheck(at: Date(timeIntervalSince1970: t), source: .hand), privacy: privacy).timeIntervalSince1970
             let setNote = edit.note != nil
+            let settled = privacy.placesShownBefore(Date(timeIntervalSince1970: t)).timeIntervalSince1970
             try await tx.run("""
                 WITH changed AS (
                     UPDATE list_items SET note = CASE WHEN \(setNote) THEN \(edit.note.flatMap { $0 }) ELSE note END,
@@ -196,12 +197,13 @@ extension PostgresStore: ListStore {
                     SELECT \(list), \(owner.rawValue), 'item-checked', \(item), \(kind), \(target), \(name), 'by hand', \(t), \(shownAt)
                     WHERE \(checking)
                 ), unsaid AS (
-                    DELETE FROM list_changes
-                    WHERE \(unchecking) AND list_id = \(list) AND item_id = \(item) AND kind = 'item-checked' AND shown_at > \(t)
+                    DELETE FROM list_changes c USING (SELECT \(t)::float8 AS now, \(settled)::float8 AS settled) k
+                    WHERE \(unchecking) AND c.list_id = \(list) AND c.item_id = \(item) AND c.kind = 'item-checked'
+                        AND NOT \(unescaped: Self.shownToOthers("c", at: "at", source: "source"))
                 )
                 UPDATE lists SET updated_at = \(t) WHERE id = \(list)
                 """)
-            return try await Self.requireItemView(item, list: list, now: t, tx)
+            return try await Self.requireItemView(item, list: list, now: t, privacy: privacy, tx)
         }
     }
 
@@ -241,7 +243,7 @@ extension PostgresStore: ListStore {
                     UPDATE lists SET likes = likes - 1 WHERE id = \(id) AND EXISTS (SELECT 1 FROM unliked)
                     """)
             }
-            return try await Self.requireListView(id, viewer: user, now: t, tx)
+            return try await Self.requireListView(id, viewer: user, now: t, privacy: privacy, tx)
         }
     }
 
@@ -268,7 +270,7 @@ extension PostgresStore: ListStore {
                     UPDATE lists SET followers = followers - 1 WHERE id = \(id) AND EXISTS (SELECT 1 FROM unfollowed)
                     """)
             }
-            return try await Self.requireListView(id, viewer: user, now: t, tx)
+            return try await Self.requireListView(id, viewer: user, now: t, privacy: privacy, tx)
         }
     }
 
@@ -330,32 +332,36 @@ extension PostgresStore: ListStore {
                     ORDER BY c.n
                     """)
             }
-            return try await Self.requireListView(copy, viewer: user, now: t, tx)
+            return try await Self.requireListView(copy, viewer: user, now: t, privacy: privacy, tx)
         }
     }
 
     public func listChanges(for follower: UserID, privacy: LocationPrivacy, limit: Int, before: Int64?) async throws -> [ListChange] {
-        let t = self.now().timeIntervalSince1970
+        let now = self.now()
+        let (t, settled) = (now.timeIntervalSince1970, privacy.placesShownBefore(now).timeIntervalSince1970)
         return try await self.single { tx in
             try await tx.rows("""
                 SELECT \(unescaped: Self.changeColumns)
-                FROM list_changes c JOIN lists l ON l.id = c.list_id JOIN users u ON u.id = l.owner_id, (SELECT \(follower.rawValue)::bigint AS id) v
+                FROM list_changes c JOIN lists l ON l.id = c.list_id JOIN users u ON u.id = l.owner_id, (SELECT \(follower.rawValue)::bigint AS id) v,
+                     (SELECT \(t)::float8 AS now, \(settled)::float8 AS settled) k
                 WHERE (c.list_id IN (SELECT list_id FROM list_follows WHERE user_id = v.id)
                        OR c.owner_id IN (SELECT owner_id FROM list_owner_follows WHERE user_id = v.id))
-                    AND c.shown_at <= \(t) AND c.id < \(before ?? Int64.max) AND \(unescaped: Self.readable("l", viewer: "v.id"))
+                    AND \(unescaped: Self.shownToOthers("c", at: "at", source: "source")) AND c.id < \(before ?? Int64.max) AND \(unescaped: Self.readable("l", viewer: "v.id"))
                 ORDER BY c.id DESC LIMIT \(max(0, limit))
                 """).map { try Self.change($0) }
         }
     }
 
     public func deliverListChanges(now: Date, privacy: LocationPrivacy, limit: Int) async throws -> [ListChangeDelivery] {
-        let t = now.timeIntervalSince1970
+        let (t, settled) = (now.timeIntervalSince1970, privacy.placesShownBefore(now).timeIntervalSince1970)
         return try await self.transaction { tx in
             // Skipping rows another node is delivering: each change goes out once.
             try await tx.rows("""
                 WITH due AS (
-                    SELECT id FROM list_changes WHERE NOT delivered AND shown_at <= \(t) ORDER BY shown_at, id LIMIT \(max(0, limit))
-                    FOR UPDATE SKIP LOCKED
+                    SELECT c.id FROM list_changes c, (SELECT \(t)::float8 AS now, \(settled)::float8 AS settled) k
+                    WHERE NOT c.delivered AND \(unescaped: Self.shownToOthers("c", at: "at", source: "source"))
+                    ORDER BY c.shown_at, c.id LIMIT \(max(0, limit))
+                    FOR UPDATE OF c SKIP LOCKED
                 ), c AS (
                     UPDATE list_changes d SET delivered = true FROM due WHERE d.id = due.id RETURNING d.*
                 )
@@ -502,23 +508,47 @@ extension PostgresStore {
         return head
     }
 
+    /// Whether others may see the check or change `row` (an alias of `list_items` or
+    /// `list_changes`; `at` and `source` its columns of the check's time and source) at the time
+    /// `k.now`: from its `shown_at` (``ListRules/shownAt(_:privacy:)``), and a check by a visit
+    /// only once the visit's last evidence is older than the time-to-live (`k.settled`,
+    /// ``LocationPrivacy/placesShownBefore(_:)``), as a post's "I was there": a visit's start says
+    /// where its rider may still be. The one rule of every read and delivery of others' checks;
+    /// the statement supplies `k` (``moment(_:privacy:)``), and the visit is one probe of
+    /// `visits_by_user` (its rider and start).
+    static func shownToOthers(_ row: String, at: String, source: String) -> String {
+        """
+        (\(row).shown_at <= k.now AND (\(row).\(source) IS DISTINCT FROM 'visit' OR NOT EXISTS (
+            SELECT 1 FROM visits sv WHERE sv.user_id = \(row).owner_id AND sv.entered_at = \(row).\(at) AND sv.park_id = \(row).target_id
+            AND coalesce(sv.left_at, sv.last_evidence_at) > k.settled)))
+        """
+    }
+
+    /// The `now` and `settled` of ``shownToOthers(_:at:source:)`` at `now` (seconds since 1970).
+    static func moment(_ now: Double, privacy: LocationPrivacy) -> (now: Double, settled: Double) {
+        (now, privacy.placesShownBefore(Date(timeIntervalSince1970: now)).timeIntervalSince1970)
+    }
+
     /// The views of the lists among `ids`, in that order, as `viewer` sees them (`nil`: someone
     /// holding the share link), each with whether the viewer may read it. One statement.
-    private static func listViews(_ ids: [Int64], viewer: UserID?, now: Double,
+    private static func listViews(_ ids: [Int64], viewer: UserID?, now: Double, privacy: LocationPrivacy,
                                   _ tx: PostgresTransaction) async throws -> [(view: RideListView, readable: Bool)] {
         guard !ids.isEmpty else { return [] }
+        let k = Self.moment(now, privacy: privacy)
         var found: [Int64: (view: RideListView, readable: Bool)] = [:]
         // No user has id 0: a link holder owns, likes and follows nothing.
         for row in try await tx.rows("""
             SELECT l.id, u.id, u.username, u.display_name, l.title, l.description, l.visibility, l.cover_photo_id,
                    CASE WHEN l.owner_id = v.id THEN l.share_token END, l.items,
                    (SELECT count(*) FROM list_items i
-                    WHERE i.list_id = l.id AND i.checked_at IS NOT NULL AND (l.owner_id = v.id OR i.shown_at <= \(now))),
+                    WHERE i.list_id = l.id AND i.checked_at IS NOT NULL
+                        AND (l.owner_id = v.id OR \(unescaped: Self.shownToOthers("i", at: "checked_at", source: "checked_by")))),
                    l.likes, l.followers,
                    EXISTS (SELECT 1 FROM list_likes k WHERE k.list_id = l.id AND k.user_id = v.id),
                    EXISTS (SELECT 1 FROM list_follows f WHERE f.list_id = l.id AND f.user_id = v.id),
                    l.copied_from, l.created_at, l.updated_at, \(unescaped: Self.readable("l", viewer: "v.id"))
-            FROM lists l JOIN users u ON u.id = l.owner_id, (SELECT \(viewer?.rawValue ?? 0)::bigint AS id) v
+            FROM lists l JOIN users u ON u.id = l.owner_id, (SELECT \(viewer?.rawValue ?? 0)::bigint AS id) v,
+                 (SELECT \(k.now)::float8 AS now, \(k.settled)::float8 AS settled) k
             WHERE l.id = ANY(\(ids)::bigint[])
             """) {
             let (id, owner, username, displayName, title, description, visibility, cover, token, items, checked, likes, followers, liked,
@@ -535,15 +565,18 @@ extension PostgresStore {
         return ids.compactMap { found[$0] }
     }
 
-    private static func requireListView(_ id: Int64, viewer: UserID, now: Double, _ tx: PostgresTransaction) async throws -> RideListView {
-        guard let view = try await Self.listViews([id], viewer: viewer, now: now, tx).first?.view else { throw ListError.noSuchList }
+    private static func requireListView(_ id: Int64, viewer: UserID, now: Double, privacy: LocationPrivacy,
+                                        _ tx: PostgresTransaction) async throws -> RideListView {
+        guard let view = try await Self.listViews([id], viewer: viewer, now: now, privacy: privacy, tx).first?.view else { throw ListError.noSuchList }
         return view
     }
 
-    /// The columns ``item(_:owner:now:)`` reads: the item's, its catalogue ride's with the ride's
-    /// park (``catalogRideColumns``, `r` and `p`), and its catalogue park's (`q`).
+    /// The columns ``item(_:owner:)`` reads: the item's with whether others see its check, its
+    /// catalogue ride's with the ride's park (``catalogRideColumns``, `r` and `p`), and its
+    /// catalogue park's (`q`).
     private static let itemColumns = """
-        i.id, i.kind, i.target_id, i.note, i.position, i.added_at, i.checked_at, i.checked_by, i.shown_at, \(PostgresStore.catalogRideColumns), \
+        i.id, i.kind, i.target_id, i.note, i.position, i.added_at, i.checked_at, i.checked_by, \
+        \(PostgresStore.shownToOthers("i", at: "checked_at", source: "checked_by")), \(PostgresStore.catalogRideColumns), \
         q.id, q.name, q.fenced
         """
 
@@ -555,9 +588,10 @@ extension PostgresStore {
         """
 
     /// A page of a list's items in `sort` order, each in one row with what it holds; checks the
-    /// owner sees all of, others those shown by `now`.
-    private static func itemViews(list: Int64, owner: Bool, now: Double, sort: ListSort, limit: Int, offset: Int,
+    /// owner sees all of, others those shown by `now` (``shownToOthers(_:at:source:)``).
+    private static func itemViews(list: Int64, owner: Bool, now: Double, privacy: LocationPrivacy, sort: ListSort, limit: Int, offset: Int,
                                   _ tx: PostgresTransaction) async throws -> [ListItemView] {
+        let k = Self.moment(now, privacy: privacy)
         // The orders of ``Lists/sorted(_:by:)``, ties by place in the owner's order.
         let order = switch sort {
         case .custom: "i.position"
@@ -568,20 +602,23 @@ extension PostgresStore {
         case .speed: "r.speed_kmh DESC NULLS LAST, i.position"
         }
         return try await tx.rows("""
-            SELECT \(unescaped: Self.itemColumns) \(unescaped: Self.itemJoins)
+            SELECT \(unescaped: Self.itemColumns) \(unescaped: Self.itemJoins) CROSS JOIN (SELECT \(k.now)::float8 AS now, \(k.settled)::float8 AS settled) k
             WHERE i.list_id = \(list) ORDER BY \(unescaped: order) LIMIT \(limit == Int.max ? nil : limit) OFFSET \(offset)
-            """).map { try Self.item($0, owner: owner, now: now) }
+            """).map { try Self.item($0, owner: owner) }
     }
 
     /// One item as its owner sees it.
-    private static func requireItemView(_ id: Int64, list: Int64, now: Double, _ tx: PostgresTransaction) async throws -> ListItemView {
+    private static func requireItemView(_ id: Int64, list: Int64, now: Double, privacy: LocationPrivacy,
+                                        _ tx: PostgresTransaction) async throws -> ListItemView {
+        let k = Self.moment(now, privacy: privacy)
         guard let row = try await tx.first("""
-            SELECT \(unescaped: Self.itemColumns) \(unescaped: Self.itemJoins) WHERE i.id = \(id) AND i.list_id = \(list)
+            SELECT \(unescaped: Self.itemColumns) \(unescaped: Self.itemJoins) CROSS JOIN (SELECT \(k.now)::float8 AS now, \(k.settled)::float8 AS settled) k
+            WHERE i.id = \(id) AND i.list_id = \(list)
             """) else { throw ListError.noSuchItem }
-        return try Self.item(row, owner: true, now: now)
+        return try Self.item(row, owner: true)
     }
 
-    private static func item(_ row: PostgresRow, owner: Bool, now: Double) throws -> ListItemView {
+    private static func item(_ row: PostgresRow, owner: Bool) throws -> ListItemView {
         let columns = row.makeRandomAccess()
         var c = ColumnReader(columns)
         let id: Int64 = try c.next()
@@ -592,7 +629,7 @@ extension PostgresStore {
         let addedAt: Double = try c.next()
         let checkedAt: Double? = try c.next()
         let checkedBy: String? = try c.next()
-        let shownAt: Double? = try c.next()
+        let shown: Bool? = try c.next()
         let ride = try Self.catalogRide(columns, from: 9)
         var q = ColumnReader(columns, at: 9 + Self.catalogRideColumnCount)
         let park: CatalogPark? = if let parkID = try q.next(String?.self) {
@@ -601,7 +638,7 @@ extension PostgresStore {
             nil
         }
         var check: ListCheck?
-        if let checkedAt, owner || (shownAt.map { $0 <= now } ?? false) {
+        if let checkedAt, owner || shown == true {
             check = ListCheck(at: Date(timeIntervalSince1970: checkedAt), source: checkedBy.flatMap(ListCheckSource.init(rawValue:)) ?? .hand)
         }
         return ListItemView(id: id, target: kind == "park" ? .park(ParkID(rawValue: target)) : .ride(RideID(rawValue: target)), ride: ride,

@@ -320,11 +320,24 @@ extension SpatiaLiteStore: ChallengeStore {
         }
     }
 
+    /// Whether the credit `credit` (an alias of `challenge_credits`) is not a visit's, or its
+    /// visit has no evidence from `before` (an SQL expression) on: until a visit is over its
+    /// credit says where its rider may still be, so others see it only once the visit's last
+    /// evidence is older than the time-to-live, as a post's "I was there". One probe of the
+    /// visit's primary key.
+    static func visitOver(_ credit: String, before: String) -> String {
+        """
+        (\(credit).source <> 'visit' OR NOT EXISTS (
+            SELECT 1 FROM visits v WHERE v.id = \(credit).source_id AND coalesce(v.left_at, v.last_evidence_at) > \(before)))
+        """
+    }
+
     public func settleChallengeCredits(through cutoff: Date, limit: Int) async throws -> [ChallengeMove] {
         try await self.pool.write { db in
             let credits = try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT id, challenge_id, user_id, amount, at FROM challenge_credits WHERE shown = 0 AND at <= ? ORDER BY at, id LIMIT ?
-                """), arguments: [cutoff.timeIntervalSince1970, max(0, limit)])
+                SELECT c.id, c.challenge_id, c.user_id, c.amount, c.at FROM challenge_credits c
+                WHERE c.shown = 0 AND c.at <= :cutoff AND \(Self.visitOver("c", before: ":cutoff")) ORDER BY c.at, c.id LIMIT :limit
+                """), arguments: ["cutoff": cutoff.timeIntervalSince1970, "limit": max(0, limit)])
             var moved = Set<[Int64]>()
             for credit in credits {
                 try Self.show(credit, db)

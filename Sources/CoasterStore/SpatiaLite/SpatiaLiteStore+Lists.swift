@@ -11,7 +11,7 @@ enum ListEvidence {
 }
 
 extension SpatiaLiteStore: ListStore {
-    public func createList(_ draft: ListDraft, owner: UserID, rules: ListRules) async throws -> RideListView {
+    public func createList(_ draft: ListDraft, owner: UserID, rules: ListRules, privacy: LocationPrivacy) async throws -> RideListView {
         let now = self.now()
         return try await self.pool.write { db in
             guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM users WHERE id = ?)"), arguments: [owner.rawValue]) == true
@@ -24,13 +24,13 @@ extension SpatiaLiteStore: ListStore {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [owner.rawValue, draft.title, draft.description, draft.visibility.rawValue,
                                  draft.visibility == .link ? ListRules.newShareToken() : nil, draft.cover, t, t])
-            return try Self.requireListView(db.lastInsertedRowID, viewer: owner, now: now, db)
+            return try Self.requireListView(db.lastInsertedRowID, viewer: owner, now: now, privacy: privacy, db)
         }
     }
 
     public func list(_ id: Int64, viewer: UserID, privacy: LocationPrivacy) async throws -> RideListView? {
         let now = self.now()
-        return try await self.pool.read { db in try Self.listView(id, viewer: viewer, now: now, db) }
+        return try await self.pool.read { db in try Self.listView(id, viewer: viewer, now: now, privacy: privacy, db) }
     }
 
     public func sharedList(token: String, sort: ListSort, privacy: LocationPrivacy) async throws -> (list: RideListView, items: [ListItemView])? {
@@ -38,10 +38,10 @@ extension SpatiaLiteStore: ListStore {
         return try await self.pool.read { db in
             // Read as nobody: the token grants what anyone else sees of the list.
             guard let list = try Self.listViews(where: "l.share_token = :token AND l.visibility = 'link'", ["token": token], viewer: Self.nobody,
-                                                now: now, db).first
+                                                now: now, privacy: privacy, db).first
             else { return nil }
             let items = try Self.itemViews(where: "i.list_id = :list", order: Self.itemOrder(sort),
-                                           ["list": list.id, "limit": ListRules().maximumItems, "offset": 0], owner: false, now: now, db)
+                                           ["list": list.id, "limit": ListRules().maximumItems, "offset": 0], owner: false, now: now, privacy: privacy, db)
             return (list, items)
         }
     }
@@ -50,7 +50,8 @@ extension SpatiaLiteStore: ListStore {
         let now = self.now()
         return try await self.pool.read { db in
             try Self.listViews(where: "l.owner_id = :owner AND l.id < :before AND \(Self.readable())", order: "ORDER BY l.id DESC LIMIT :limit",
-                               ["owner": owner.rawValue, "before": before ?? Int64.max, "limit": max(0, limit)], viewer: viewer, now: now, db)
+                               ["owner": owner.rawValue, "before": before ?? Int64.max, "limit": max(0, limit)], viewer: viewer, now: now,
+                               privacy: privacy, db)
         }
     }
 
@@ -59,7 +60,8 @@ extension SpatiaLiteStore: ListStore {
         return try await self.pool.read { db in
             guard let owner = try Self.readableOwner(list, viewer: viewer, db) else { return nil }
             return try Self.itemViews(where: "i.list_id = :list", order: Self.itemOrder(sort),
-                                      ["list": list, "limit": max(0, limit), "offset": max(0, offset)], owner: owner == viewer, now: now, db)
+                                      ["list": list, "limit": max(0, limit), "offset": max(0, offset)], owner: owner == viewer, now: now,
+                                      privacy: privacy, db)
         }
     }
 
@@ -82,7 +84,7 @@ extension SpatiaLiteStore: ListStore {
                 WHERE id = :id
                 """, arguments: ["title": edit.title, "description": edit.description, "visibility": visibility.rawValue, "token": token,
                                  "setCover": edit.cover != nil, "cover": edit.cover ?? nil, "now": now.timeIntervalSince1970, "id": id])
-            return try Self.requireListView(id, viewer: owner, now: now, db)
+            return try Self.requireListView(id, viewer: owner, now: now, privacy: privacy, db)
         }
     }
 
@@ -140,7 +142,7 @@ extension SpatiaLiteStore: ListStore {
             try Self.recordChange(list: list, owner: owner, kind: .itemAdded, item: item, kindOfTarget: target.kind, target: targetID, name: name,
                                   source: nil, at: t, shownAt: t, db)
             try Self.touch(list, now: now, db)
-            return try Self.requireItemView(item, owner: true, now: now, db)
+            return try Self.requireItemView(item, owner: true, now: now, privacy: privacy, db)
         }
     }
 
@@ -180,13 +182,14 @@ extension SpatiaLiteStore: ListStore {
                     """).execute(arguments: [item])
                 // A check no one has been shown yet is taken back with it: it would say where the owner was.
                 try db.cachedStatement(sql: """
-                    DELETE FROM list_changes WHERE list_id = ? AND item_id = ? AND kind = 'item-checked' AND shown_at > ?
-                    """).execute(arguments: [list, item, t])
+                    DELETE FROM list_changes WHERE list_id = :list AND item_id = :item AND kind = 'item-checked'
+                        AND NOT \(Self.shownToOthers("list_changes", at: "at", source: "source"))
+                    """).execute(arguments: StatementArguments(Self.shownArguments(now: now, privacy: privacy)) + ["list": list, "item": item])
             default:
                 break
             }
             try Self.touch(list, now: now, db)
-            let view = try Self.requireItemView(item, owner: true, now: now, db)
+            let view = try Self.requireItemView(item, owner: true, now: now, privacy: privacy, db)
             if checkedByHand, let check = view.check {
                 try Self.recordChange(list: list, owner: owner, kind: .itemChecked, item: item, kindOfTarget: view.target.kind, target: view.target.id,
                                       name: view.name, source: .hand, at: t,
@@ -220,7 +223,7 @@ extension SpatiaLiteStore: ListStore {
                 try db.execute(sql: "DELETE FROM list_likes WHERE list_id = ? AND user_id = ?", arguments: [id, user.rawValue])
                 if db.changesCount == 1 { try db.execute(sql: "UPDATE lists SET likes = likes - 1 WHERE id = ?", arguments: [id]) }
             }
-            return try Self.requireListView(id, viewer: user, now: now, db)
+            return try Self.requireListView(id, viewer: user, now: now, privacy: privacy, db)
         }
     }
 
@@ -241,7 +244,7 @@ extension SpatiaLiteStore: ListStore {
                 try db.execute(sql: "DELETE FROM list_follows WHERE list_id = ? AND user_id = ?", arguments: [id, user.rawValue])
                 if db.changesCount == 1 { try db.execute(sql: "UPDATE lists SET followers = followers - 1 WHERE id = ?", arguments: [id]) }
             }
-            return try Self.requireListView(id, viewer: user, now: now, db)
+            return try Self.requireListView(id, viewer: user, now: now, privacy: privacy, db)
         }
     }
 
@@ -281,21 +284,31 @@ extension SpatiaLiteStore: ListStore {
                 """, arguments: [user.rawValue, source["title"] as String, source["description"] as String, id, t, t])
             let copy = db.lastInsertedRowID
             // The copier's own evidence only: their newest log of each ride, their newest visit of
-            // each park, shown to others as ListRules.shownAt shows evidence (after the time-to-live).
-            try db.execute(sql: """
+            // each park, each check shown to others as ListRules.shownAt shows evidence.
+            let insert = try db.cachedStatement(sql: """
                 INSERT INTO list_items (list_id, owner_id, kind, target_id, note, position, added_at, checked_at, checked_by, shown_at)
-                SELECT :copy, :user, kind, target_id, note, position, :now, at, CASE WHEN at IS NULL THEN NULL WHEN kind = 'ride' THEN 'ride-log' ELSE 'visit' END,
-                       at + :ttl
-                FROM (SELECT i.kind, i.target_id, i.note, i.position,
-                             CASE i.kind
-                             WHEN 'ride' THEN (SELECT max(l.ridden_at) FROM catalog_rides r JOIN ride_logs l ON l.user_id = :user AND l.ride_id = r.ride_id
-                                               WHERE r.id = i.target_id)
-                             ELSE (SELECT max(v.entered_at) FROM visits v WHERE v.user_id = :user AND v.park_id = i.target_id) END AS at
-                      FROM list_items i WHERE i.list_id = :source)
-                """, arguments: ["copy": copy, "user": user.rawValue, "now": t, "ttl": privacy.timeToLive, "source": id])
-            return try Self.requireListView(copy, viewer: user, now: now, db)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+            for item in try Row.fetchAll(db.cachedStatement(sql: Self.copiedItems), arguments: ["user": user.rawValue, "source": id]) {
+                let kind: String = item["kind"]
+                let check = (item["at"] as Double?).map { ListCheck(at: Date(timeIntervalSince1970: $0), source: kind == "ride" ? .rideLog : .visit) }
+                try insert.execute(arguments: [copy, user.rawValue, kind, item["target_id"] as String, item["note"] as String?, item["position"] as Int, t,
+                                               check?.at.timeIntervalSince1970, check?.source.rawValue,
+                                               check.map { ListRules.shownAt($0, privacy: privacy).timeIntervalSince1970 }])
+            }
+            return try Self.requireListView(copy, viewer: user, now: now, privacy: privacy, db)
         }
     }
+
+    /// The items of list `:source` in order, with `:user`'s newest evidence for each (`at`).
+    static let copiedItems = """
+        SELECT i.kind, i.target_id, i.note, i.position,
+               CASE i.kind
+               WHEN 'ride' THEN (SELECT max(l.ridden_at) FROM catalog_rides r JOIN ride_logs l ON l.user_id = :user AND l.ride_id = r.ride_id
+                                 WHERE r.id = i.target_id)
+               ELSE (SELECT max(v.entered_at) FROM visits v WHERE v.user_id = :user AND v.park_id = i.target_id) END AS at
+        FROM list_items i WHERE i.list_id = :source ORDER BY i.position
+        """
 
     public func listChanges(for follower: UserID, privacy: LocationPrivacy, limit: Int, before: Int64?) async throws -> [ListChange] {
         let now = self.now()
@@ -307,12 +320,12 @@ extension SpatiaLiteStore: ListStore {
             )
             SELECT c.*, l.title, u.username, u.display_name
             FROM followed f JOIN list_changes c ON c.list_id = f.list_id JOIN lists l ON l.id = c.list_id JOIN users u ON u.id = c.owner_id
-            WHERE c.id < :before AND c.shown_at <= :now AND \(Self.readable())
+            WHERE c.id < :before AND \(Self.shownToOthers("c", at: "at", source: "source")) AND \(Self.readable())
             ORDER BY c.id DESC LIMIT :limit
             """
         return try await self.pool.read { db in
-            try Row.fetchAll(db.cachedStatement(sql: sql), arguments: [
-                "viewer": follower.rawValue, "before": before ?? Int64.max, "now": now.timeIntervalSince1970, "limit": max(0, limit),
+            try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(Self.shownArguments(now: now, privacy: privacy)) + [
+                "viewer": follower.rawValue, "before": before ?? Int64.max, "limit": max(0, limit),
             ]).map(Self.listChange)
         }
     }
@@ -326,7 +339,8 @@ extension SpatiaLiteStore: ListStore {
             ORDER BY f.user_id
             """
         return try await self.pool.write { db in
-            try Row.fetchAll(db.cachedStatement(sql: Self.dueChanges), arguments: [now.timeIntervalSince1970, max(0, limit)]).map { row in
+            try Row.fetchAll(db.cachedStatement(sql: Self.dueChanges),
+                             arguments: StatementArguments(Self.shownArguments(now: now, privacy: privacy)) + ["limit": max(0, limit)]).map { row in
                 let change = Self.listChange(row)
                 try db.cachedStatement(sql: "UPDATE list_changes SET delivered = 1 WHERE id = ?").execute(arguments: [change.id])
                 let users = try Int64.fetchAll(db.cachedStatement(sql: followers), arguments: ["list": change.list, "owner": change.owner.id.rawValue])
@@ -335,10 +349,10 @@ extension SpatiaLiteStore: ListStore {
         }
     }
 
-    /// Changes shown by a time and not yet delivered, oldest first: a range of `list_changes_due`.
+    /// Changes shown by `:now` and not yet delivered, oldest first: a range of `list_changes_due`.
     static let dueChanges = """
         SELECT c.*, l.title, u.username, u.display_name FROM list_changes c JOIN lists l ON l.id = c.list_id JOIN users u ON u.id = c.owner_id
-        WHERE c.delivered = 0 AND c.shown_at <= ? ORDER BY c.shown_at, c.id LIMIT ?
+        WHERE c.delivered = 0 AND \(Self.shownToOthers("c", at: "at", source: "source")) ORDER BY c.shown_at, c.id LIMIT :limit
         """
 }
 
@@ -433,17 +447,38 @@ extension SpatiaLiteStore {
         return row
     }
 
+    /// Whether others may see the check or change `row` (an alias of `list_items` or
+    /// `list_changes`; `at` and `source` its columns of the check's time and source) at `:now`:
+    /// from its `shown_at` (``ListRules/shownAt(_:privacy:)``), and a check by a visit only once
+    /// the visit's last evidence is older than the time-to-live (`:settled`,
+    /// ``LocationPrivacy/placesShownBefore(_:)``), as a post's "I was there": a visit's start
+    /// says where its rider may still be. The one rule of every read and delivery of others'
+    /// checks; the visit is one probe of `visits_by_user` (its rider and start).
+    static func shownToOthers(_ row: String, at: String, source: String) -> String {
+        """
+        (\(row).shown_at <= :now AND (\(row).\(source) IS NOT 'visit' OR NOT EXISTS (
+            SELECT 1 FROM visits v WHERE v.user_id = \(row).owner_id AND v.entered_at = \(row).\(at) AND v.park_id = \(row).target_id
+            AND coalesce(v.left_at, v.last_evidence_at) > :settled)))
+        """
+    }
+
+    /// The arguments of ``shownToOthers(_:at:source:)``.
+    static func shownArguments(now: Date, privacy: LocationPrivacy) -> [String: (any DatabaseValueConvertible)?] {
+        ["now": now.timeIntervalSince1970, "settled": privacy.placesShownBefore(now).timeIntervalSince1970]
+    }
+
     /// Lists as `viewer` sees them, those `condition` (over `lists l`, with `arguments`) selects.
     static func listViews(where condition: String, order: String = "", _ arguments: [String: (any DatabaseValueConvertible)?], viewer: UserID,
-                          now: Date, _ db: Database) throws -> [RideListView] {
-        var arguments = arguments
+                          now: Date, privacy: LocationPrivacy, _ db: Database) throws -> [RideListView] {
+        var arguments = arguments.merging(Self.shownArguments(now: now, privacy: privacy)) { $1 }
         arguments["viewer"] = viewer.rawValue
-        arguments["now"] = now.timeIntervalSince1970
         return try Row.fetchAll(db.cachedStatement(sql: """
             SELECT l.*, u.username, u.display_name,
                    CASE WHEN l.owner_id = :viewer
                         THEN (SELECT count(*) FROM list_items i WHERE i.list_id = l.id AND i.checked_at IS NOT NULL)
-                        ELSE (SELECT count(*) FROM list_items i WHERE i.list_id = l.id AND i.checked_at IS NOT NULL AND i.shown_at <= :now) END AS checked,
+                        ELSE (SELECT count(*) FROM list_items i
+                              WHERE i.list_id = l.id AND i.checked_at IS NOT NULL AND \(Self.shownToOthers("i", at: "checked_at", source: "checked_by"))) END
+                   AS checked,
                    EXISTS (SELECT 1 FROM list_likes k WHERE k.list_id = l.id AND k.user_id = :viewer) AS liked,
                    EXISTS (SELECT 1 FROM list_follows f WHERE f.list_id = l.id AND f.user_id = :viewer) AS following
             FROM lists l JOIN users u ON u.id = l.owner_id
@@ -459,12 +494,12 @@ extension SpatiaLiteStore {
         }
     }
 
-    static func listView(_ id: Int64, viewer: UserID, now: Date, _ db: Database) throws -> RideListView? {
-        try Self.listViews(where: "l.id = :id AND \(Self.readable())", ["id": id], viewer: viewer, now: now, db).first
+    static func listView(_ id: Int64, viewer: UserID, now: Date, privacy: LocationPrivacy, _ db: Database) throws -> RideListView? {
+        try Self.listViews(where: "l.id = :id AND \(Self.readable())", ["id": id], viewer: viewer, now: now, privacy: privacy, db).first
     }
 
-    static func requireListView(_ id: Int64, viewer: UserID, now: Date, _ db: Database) throws -> RideListView {
-        guard let view = try Self.listView(id, viewer: viewer, now: now, db) else { throw ListError.noSuchList }
+    static func requireListView(_ id: Int64, viewer: UserID, now: Date, privacy: LocationPrivacy, _ db: Database) throws -> RideListView {
+        guard let view = try Self.listView(id, viewer: viewer, now: now, privacy: privacy, db) else { throw ListError.noSuchList }
         return view
     }
 
@@ -481,11 +516,13 @@ extension SpatiaLiteStore {
     }
 
     /// Items with what they hold, those `condition` (over `list_items i`) selects, in `order`, a
-    /// page of `:limit` from `:offset`; checks as the owner sees them or as others do (shown by `now`).
+    /// page of `:limit` from `:offset`; checks as the owner sees them or as others do
+    /// (``shownToOthers(_:at:source:)``).
     static func itemViews(where condition: String, order: String, _ arguments: [String: (any DatabaseValueConvertible)?], owner: Bool, now: Date,
-                          _ db: Database) throws -> [ListItemView] {
+                          privacy: LocationPrivacy, _ db: Database) throws -> [ListItemView] {
         try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT i.id, i.kind, i.target_id, i.note, i.position, i.added_at, i.checked_at, i.checked_by, i.shown_at,
+            SELECT i.id, i.kind, i.target_id, i.note, i.position, i.added_at, i.checked_at, i.checked_by,
+                   \(Self.shownToOthers("i", at: "checked_at", source: "checked_by")) AS shown,
                    \(Self.catalogRideColumns("r", as: "r_")), rp.name AS r_park_name, rp.fenced AS r_park_fenced,
                    p.id AS p_id, p.name AS p_name, p.fenced AS p_fenced
             FROM list_items i
@@ -493,10 +530,10 @@ extension SpatiaLiteStore {
             LEFT JOIN catalog_parks rp ON rp.id = r.park_id
             LEFT JOIN catalog_parks p ON i.kind = 'park' AND p.id = i.target_id
             WHERE \(condition) ORDER BY \(order) LIMIT :limit OFFSET :offset
-            """), arguments: StatementArguments(arguments)).map { row in
+            """), arguments: StatementArguments(arguments.merging(Self.shownArguments(now: now, privacy: privacy)) { $1 })).map { row in
             let kind: String = row["kind"], targetID: String = row["target_id"]
-            let checkedAt: Double? = row["checked_at"], shownAt: Double? = row["shown_at"]
-            let shown = owner || shownAt.map { $0 <= now.timeIntervalSince1970 } == true
+            let checkedAt: Double? = row["checked_at"]
+            let shown = owner || (row["shown"] as Bool?) == true
             return ListItemView(
                 id: row["id"], target: kind == "park" ? .park(ParkID(rawValue: targetID)) : .ride(RideID(rawValue: targetID)),
                 ride: (row["r_id"] as String?) == nil ? nil : Self.catalogRide(from: row, prefix: "r_"),
@@ -508,8 +545,9 @@ extension SpatiaLiteStore {
         }
     }
 
-    static func requireItemView(_ item: Int64, owner: Bool, now: Date, _ db: Database) throws -> ListItemView {
-        guard let view = try Self.itemViews(where: "i.id = :item", order: "i.id", ["item": item, "limit": 1, "offset": 0], owner: owner, now: now, db).first
+    static func requireItemView(_ item: Int64, owner: Bool, now: Date, privacy: LocationPrivacy, _ db: Database) throws -> ListItemView {
+        guard let view = try Self.itemViews(where: "i.id = :item", order: "i.id", ["item": item, "limit": 1, "offset": 0], owner: owner, now: now,
+                                            privacy: privacy, db).first
         else { throw ListError.noSuchItem }
         return view
     }
