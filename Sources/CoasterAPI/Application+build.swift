@@ -85,8 +85,8 @@ public func buildRouter(_ service: Service, trustedProxy: String? = nil, map: Ma
     let listRoutes = ListsController(lists: lists, sharedReads: service.limiters.sharedLists)
     members.addRoutes(listRoutes.endpoints)
     router.addRoutes(listRoutes.publicEndpoints, atPath: "/v1")
-    members.addRoutes(PeopleController(store: service.store, rules: PeopleRules(), searches: service.limiters.peopleSearches,
-                                       follows: service.limiters.follows).endpoints)
+    members.addRoutes(PeopleController(store: service.store, rules: PeopleRules(), privacy: service.location.privacy,
+                                       searches: service.limiters.peopleSearches, follows: service.limiters.follows).endpoints)
     members.addRoutes(PostsController(posts: Posts(store: service.store, privacy: service.location.privacy, limits: service.limiters.posts,
                                                    now: service.now)).endpoints)
     router.addRoutes(OwnTracksController(store: service.store, fences: service.fences, sessions: service.sessions, people: service.people,

@@ -211,11 +211,11 @@ struct PeopleStoreTests {
         _ = try await w.store.updateProfile(bob, ProfileChanges(bio: "hi", status: .some(ProfileStatus(emoji: "🎡")), homePark: .some(World.alpha),
                                                                  favouriteRides: [World.b1]))
         try await w.store.follow(ann, bob, rules: Self.rules)
-        let page = try #require(try await w.store.profilePage(of: bob, viewer: ann))
+        let page = try #require(try await w.store.profilePage(of: bob, viewer: ann, privacy: LocationPrivacy()))
         #expect(page.bio == "hi" && page.card.status?.emoji == "🎡" && page.card.homePark?.id == World.alpha)
         #expect(page.card.favouriteRides.map(\.id) == [World.b1])
         #expect(page.follows == FollowCounts(followers: 1, following: 0) && page.followedByViewer)
-        #expect(try await w.store.profilePage(of: ann, viewer: bob)?.followedByViewer == false)
+        #expect(try await w.store.profilePage(of: ann, viewer: bob, privacy: LocationPrivacy())?.followedByViewer == false)
     }
 
     // MARK: Riders like you
@@ -227,7 +227,7 @@ struct PeopleStoreTests {
     }
 
     func suggested(_ w: World, for viewer: UserID, limit: Int = 10, rules: PeopleRules = Self.rules) async throws -> [String] {
-        try await w.store.suggestedPeople(for: viewer, limit: limit, rules: rules).map {
+        try await w.store.suggestedPeople(for: viewer, limit: limit, rules: rules, privacy: LocationPrivacy()).map {
             "\($0.person.user.username) \($0.sharedCredits) \($0.mutualFriends)"
         }
     }
@@ -246,6 +246,9 @@ struct PeopleStoreTests {
         try await self.rides(w, one, [World.carousel, World.c1])
         try await self.rides(w, none, [World.carousel])
         try await self.rides(w, shy, [World.c1, World.c2, World.b1])
+        // Others' credits count once their first rides are older than the time-to-live.
+        #expect(try await self.suggested(w, for: me) == [])
+        w.clock.advance(LocationPrivacy().timeToLive)
         #expect(try await self.suggested(w, for: me) == ["three 3 0", "two 2 0", "one 1 0"])
 
         // A friend's friends come first, however few credits they share; the friend is none.
@@ -276,12 +279,18 @@ struct PeopleStoreTests {
         let me = try await self.user(w, "me", "Me"), late = try await self.user(w, "late", "Late", findable: false)
         try await self.rides(w, me, [World.c1])
         try await self.rides(w, late, [World.c1, World.c2])
+        w.clock.advance(LocationPrivacy().timeToLive)
         #expect(try await self.suggested(w, for: me) == [])
         _ = try await w.store.updateProfile(late, ProfileChanges(findable: true))
         #expect(try await self.suggested(w, for: me) == ["late 1 0"])
-        // A ride logged after opting in is found too.
-        try await self.rides(w, me, [World.c2])
+        // A ride logged after opting in is found too: the viewer's own at once, the other's once
+        // it is older than the time-to-live (a count that moves at once would say where they ride).
+        try await self.rides(w, me, [World.c2, World.b1])
         #expect(try await self.suggested(w, for: me) == ["late 2 0"])
+        try await self.rides(w, late, [World.b1])
+        #expect(try await self.suggested(w, for: me) == ["late 2 0"])
+        w.clock.advance(LocationPrivacy().timeToLive)
+        #expect(try await self.suggested(w, for: me) == ["late 3 0"])
     }
 
     @Test func theSamplesAreBoundedAndTheShownCountsExact() async throws {
@@ -293,6 +302,7 @@ struct PeopleStoreTests {
         try await self.rides(w, a, [World.c1])
         try await self.rides(w, b, [World.c1, World.c2])
         try await self.rides(w, c, [World.c2])
+        w.clock.advance(LocationPrivacy().timeToLive)
         #expect(try await self.suggested(w, for: me) == ["b 2 0", "a 1 0", "c 1 0"])
         // One rider read per credit, the first by id: a for c1, b for c2. B's count is still
         // both credits: the samples find candidates, and the chosen are counted in full.
@@ -332,8 +342,9 @@ struct PeopleStoreTests {
         let plan = try await QueryPlanTests.plan(SpatiaLiteStore.nameRange, ["key": "ann", "end": "ann\u{10FFFF}", "viewer": 1, "rows": 100])
         #expect(plan.contains { $0.contains("SEARCH k USING PRIMARY KEY (key>? AND key<?)") }, "\(plan)")
         #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
-        let riders = try await QueryPlanTests.plan(SpatiaLiteStore.findableRiders, ["p.r", 1, 50])
+        let riders = try await QueryPlanTests.plan(SpatiaLiteStore.findableRiders, ["p.r", 1, 0.0, 50])
         #expect(riders.contains { $0.contains("ride_counts_findable (ride_id=?") }, "\(riders)")
+        #expect(riders.contains { $0.contains("ride_logs_by_user (user_id=? AND ride_id=?)") }, "\(riders)")
     }
 
     /// On PostgreSQL too a search whose range holds more keys than it reads is that range of the

@@ -11,6 +11,8 @@ import Hummingbird
 struct PeopleController {
     let store: any Store
     let rules: PeopleRules
+    /// The rule that settles the ride logs behind shared credits.
+    let privacy: LocationPrivacy
     /// Searches and suggestions per user.
     let searches: RequestRates
     /// Follows and unfollows per user.
@@ -46,7 +48,7 @@ struct PeopleController {
         let me = try context.requireIdentity()
         let limit = try Self.limit(request)
         try self.searches.take(me.id, what: "people suggestion")
-        let people = try await self.store.suggestedPeople(for: me.id, limit: limit, rules: self.rules)
+        let people = try await self.store.suggestedPeople(for: me.id, limit: limit, rules: self.rules, privacy: self.privacy)
         return PeopleResponse(people: people.map(PersonWire.init))
     }
 

@@ -152,7 +152,7 @@ struct SocialController {
     @Sendable func profile(_ request: Request, context: AppRequestContext) async throws -> FriendProfileResponse {
         let me = try context.requireIdentity()
         let them = try FriendsController.userID(context)
-        guard let page = try await self.store.profilePage(of: them, viewer: me.id) else { throw FriendshipError.noSuchUser }
+        guard let page = try await self.store.profilePage(of: them, viewer: me.id, privacy: self.policy.privacy) else { throw FriendshipError.noSuchUser }
         let stats = page.stats
         // A badge is earned by a ride or a visit, at its time: to anyone else it is shown once that
         // time says nothing of where its earner is now (the rule of every revealed place).

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What a user's profile page shows (``SpatiaLiteStore/profilePage(of:viewer:)``).
+/// What a user's profile page shows (`ProfileStore.profilePage(of:viewer:privacy:)`).
 public struct ProfilePage: Hashable, Sendable {
     public var summary: UserSummary
     public var bio: String

@@ -5,8 +5,11 @@ import Foundation
 public protocol ProfileStore: Sendable {
     /// The profile page of `user` as `viewer` may see it, read in one transaction (one hop to the
     /// reader pool, one snapshot: a friendship ended meanwhile cannot leave half a page): `nil`
-    /// unless `user` is the viewer or an accepted friend of theirs, and exists.
-    func profilePage(of user: UserID, viewer: UserID) async throws -> ProfilePage?
+    /// unless `user` is the viewer or an accepted friend of theirs, and exists. Its statistics
+    /// are the user's own to them; to a friend they count only the ride logs and visits that
+    /// ``LocationPrivacy/placesShownBefore(_:)`` lets anyone see, so that no count moving says
+    /// where the user is now.
+    func profilePage(of user: UserID, viewer: UserID, privacy: LocationPrivacy) async throws -> ProfilePage?
 
     /// Findable users one of whose name keys starts with `key` (``PeopleRules/searchKey(_:)``),
     /// never one who blocked `viewer` or whom `viewer` blocked: at most `limit`, in the order of
@@ -19,5 +22,8 @@ public protocol ProfileStore: Sendable {
     /// among the candidates of bounded samples (``PeopleRules``): riders of the viewer's coaster
     /// credits and friends of their friends. The first `limit × measuredPerPlace` by the samples'
     /// counts are counted exactly, ranked again, and `limit` of them returned, in one snapshot.
-    func suggestedPeople(for viewer: UserID, limit: Int, rules: PeopleRules) async throws -> [SuggestedPerson]
+    /// Another rider's credit counts from their first ride of it on that
+    /// ``LocationPrivacy/placesShownBefore(_:)`` lets anyone see: a suggestion that appears, or a
+    /// shared count that moves, must not say which coaster a stranger is riding now.
+    func suggestedPeople(for viewer: UserID, limit: Int, rules: PeopleRules, privacy: LocationPrivacy) async throws -> [SuggestedPerson]
 }

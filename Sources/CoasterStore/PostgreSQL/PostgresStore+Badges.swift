@@ -14,9 +14,13 @@ extension PostgresStore: BadgeStore {
         try await Self.badgeRecord(user, tx).facts
     }
 
-    /// A rider's facts and the badges they have earned (in ``Badge/all``'s order), in one statement.
-    static func factsAndBadges(_ user: UserID, _ tx: PostgresTransaction) async throws -> (facts: RiderFacts, earned: [EarnedBadge]) {
-        let record = try await Self.badgeRecord(user, tx)
+    /// A rider's facts and the badges they have earned (in ``Badge/all``'s order), in one
+    /// statement; with `shownBefore` (``LocationPrivacy/placesShownBefore(_:)``) the facts as
+    /// anyone else may see them: only the ride logs before it and the visits over before it
+    /// count, since a count that moves says its rider is riding, or entered a new park, now.
+    static func factsAndBadges(_ user: UserID, shownBefore: Date? = nil,
+                               _ tx: PostgresTransaction) async throws -> (facts: RiderFacts, earned: [EarnedBadge]) {
+        let record = try await Self.badgeRecord(user, shownBefore: shownBefore, tx)
         return (record.facts, record.earnedInOrder)
     }
 
@@ -35,25 +39,35 @@ extension PostgresStore: BadgeStore {
     /// A rider's facts and the badges they hold, in one statement (one snapshot).
     ///
     /// The ride facts come from how often they have ridden each ride (`ride_counts`, kept by
-    /// triggers on `ride_logs`): one row a ride they have ridden, not one a ride log. The parks
-    /// visited are found one after the other on the index of visits by user and park, one search
-    /// a park, however many visits there were (a count of the distinct parks read every visit).
-    /// The challenges won are a range of `challenge_wins`, which holds winners only.
-    private static func badgeRecord(_ user: UserID, _ tx: PostgresTransaction) async throws -> BadgeRecord {
+    /// triggers on `ride_logs`): one row a ride they have ridden, not one a ride log, less the
+    /// logs from `shownBefore` on (a range of `ride_logs_by_time`, empty for the rider's own).
+    /// The parks visited are found one after the other on the index of visits by user and park,
+    /// one search a park, however many visits there were (a count of the distinct parks read
+    /// every visit). The challenges won are a range of `challenge_wins`, which holds winners only.
+    private static func badgeRecord(_ user: UserID, shownBefore: Date? = nil, _ tx: PostgresTransaction) async throws -> BadgeRecord {
+        let settled = shownBefore?.timeIntervalSince1970 ?? Double.infinity
         let row = try await tx.one("""
-            SELECT coalesce(sum(c.rides), 0)::bigint, count(*), count(CASE WHEN r.type = 'coaster' THEN 1 END),
-                   coalesce(max(c.rides), 0),
+            WITH recent AS (
+                SELECT ride_id, count(*) AS n FROM ride_logs WHERE user_id = \(user.rawValue) AND ridden_at > \(settled) GROUP BY ride_id
+            ), counted AS (
+                SELECT c.ride_id, c.rides - coalesce(recent.n, 0) AS rides
+                FROM ride_counts c LEFT JOIN recent ON recent.ride_id = c.ride_id WHERE c.user_id = \(user.rawValue)
+            )
+            SELECT coalesce(sum(c.rides), 0)::bigint, count(CASE WHEN c.rides > 0 THEN 1 END),
+                   count(CASE WHEN c.rides > 0 AND r.type = 'coaster' THEN 1 END), coalesce(max(c.rides), 0)::bigint,
                    (WITH RECURSIVE seen(park) AS (
-                        SELECT (SELECT min(park_id) FROM visits WHERE user_id = \(user.rawValue))
+                        SELECT (SELECT min(park_id) FROM visits
+                                WHERE user_id = \(user.rawValue) AND coalesce(left_at, last_evidence_at) <= \(settled))
                         UNION ALL
-                        SELECT (SELECT min(v.park_id) FROM visits v WHERE v.user_id = \(user.rawValue) AND v.park_id > seen.park)
+                        SELECT (SELECT min(v.park_id) FROM visits v
+                                WHERE v.user_id = \(user.rawValue) AND v.park_id > seen.park AND coalesce(v.left_at, v.last_evidence_at) <= \(settled))
                         FROM seen WHERE seen.park IS NOT NULL
                     )
                     SELECT count(park) FROM seen),
                    (SELECT count(*) FROM challenge_members WHERE user_id = \(user.rawValue) AND won),
                    ARRAY(SELECT badge_id FROM badges WHERE user_id = \(user.rawValue) ORDER BY badge_id),
                    ARRAY(SELECT earned_at FROM badges WHERE user_id = \(user.rawValue) ORDER BY badge_id)
-            FROM ride_counts c JOIN rides r ON r.id = c.ride_id WHERE c.user_id = \(user.rawValue)
+            FROM counted c JOIN rides r ON r.id = c.ride_id
             """)
         let (total, distinct, credits, most, parks, won, badgeIDs, earnedAt) =
             try row.decode((Int, Int, Int, Int, Int, Int, [String], [Double]).self)

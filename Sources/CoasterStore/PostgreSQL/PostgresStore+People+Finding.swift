@@ -131,8 +131,9 @@ extension PostgresStore: FollowStore {
 
     // MARK: Riders like you
 
-    public func suggestedPeople(for viewer: UserID, limit: Int, rules: PeopleRules) async throws -> [SuggestedPerson] {
+    public func suggestedPeople(for viewer: UserID, limit: Int, rules: PeopleRules, privacy: LocationPrivacy) async throws -> [SuggestedPerson] {
         guard limit > 0 else { return [] }
+        let settled = privacy.placesShownBefore(self.now()).timeIntervalSince1970
         return try await self.read { tx -> [SuggestedPerson] in
             let me = viewer.rawValue
             let friends = try await tx.rows("""
@@ -157,8 +158,9 @@ extension PostgresStore: FollowStore {
                 SELECT c.ride_id, x.user_id
                 FROM (SELECT c.ride_id FROM ride_counts c JOIN rides r ON r.id = c.ride_id
                       WHERE c.user_id = \(me) AND r.type = 'coaster' ORDER BY c.ride_id LIMIT \(rules.suggestionCredits)) c
-                CROSS JOIN LATERAL (SELECT user_id FROM ride_counts WHERE ride_id = c.ride_id AND findable AND user_id <> \(me)
-                                    ORDER BY user_id LIMIT \(rules.ridersPerCredit)) x
+                CROSS JOIN LATERAL (SELECT t.user_id FROM ride_counts t WHERE t.ride_id = c.ride_id AND t.findable AND t.user_id <> \(me)
+                                        AND (SELECT min(l.ridden_at) FROM ride_logs l WHERE l.user_id = t.user_id AND l.ride_id = t.ride_id) <= \(settled)
+                                    ORDER BY t.user_id LIMIT \(rules.ridersPerCredit)) x
                 """).map { row -> (String, UserID) in
                 let (ride, user) = try row.decode((String, Int64).self)
                 return (ride, UserID(user))
@@ -187,7 +189,8 @@ extension PostgresStore: FollowStore {
                 SELECT c.id,
                        (SELECT count(*) FROM ride_counts mine JOIN rides r ON r.id = mine.ride_id AND r.type = 'coaster'
                         JOIN ride_counts theirs ON theirs.user_id = c.id AND theirs.ride_id = mine.ride_id
-                        WHERE mine.user_id = \(me)),
+                        WHERE mine.user_id = \(me)
+                          AND (SELECT min(l.ridden_at) FROM ride_logs l WHERE l.user_id = c.id AND l.ride_id = mine.ride_id) <= \(settled)),
                        (SELECT count(*) FROM friendships a WHERE a.requester = c.id AND a.status = 'accepted' AND EXISTS (
                             SELECT 1 FROM friendships b WHERE b.status = 'accepted'
                             AND ((b.requester = \(me) AND b.addressee = a.addressee) OR (b.requester = a.addressee AND b.addressee = \(me)))))

@@ -115,8 +115,9 @@ extension SpatiaLiteStore {
 
     // MARK: Riders like you
 
-    public func suggestedPeople(for viewer: UserID, limit: Int, rules: PeopleRules) async throws -> [SuggestedPerson] {
+    public func suggestedPeople(for viewer: UserID, limit: Int, rules: PeopleRules, privacy: LocationPrivacy) async throws -> [SuggestedPerson] {
         guard limit > 0 else { return [] }
+        let settled = privacy.placesShownBefore(self.now()).timeIntervalSince1970
         return try await self.pool.read { db -> [SuggestedPerson] in
             let me = viewer.rawValue
             let friends = try Int64.fetchAll(db.cachedStatement(sql: Self.friendIDs), arguments: [me]).sorted()
@@ -132,7 +133,7 @@ extension SpatiaLiteStore {
             var credits: [(String, UserID)] = []
             let riders = try db.cachedStatement(sql: Self.findableRiders)
             for ride in try String.fetchAll(db.cachedStatement(sql: Self.coasterCredits), arguments: [me, rules.suggestionCredits]) {
-                for user in try Int64.fetchAll(riders, arguments: [ride, me, rules.ridersPerCredit]) { credits.append((ride, UserID(user))) }
+                for user in try Int64.fetchAll(riders, arguments: [ride, me, settled, rules.ridersPerCredit]) { credits.append((ride, UserID(user))) }
             }
             let excluded = Set(friends.map { UserID($0) }).union([viewer])
             let sampled = PeopleRules.ranked(PeopleRules.sampled(credits: credits, friendsOfFriends: friendsOfFriends, excluding: excluded),
@@ -143,7 +144,7 @@ extension SpatiaLiteStore {
             let eligible = try db.cachedStatement(sql: Self.eligible), exact = try db.cachedStatement(sql: Self.exactCounts)
             for candidate in sampled {
                 guard measured.count < limit * rules.measuredPerPlace else { break }
-                let arguments: StatementArguments = ["viewer": me, "user": candidate.user.rawValue]
+                let arguments: StatementArguments = ["viewer": me, "user": candidate.user.rawValue, "settled": settled]
                 guard try Bool.fetchOne(eligible, arguments: arguments) == true, let row = try Row.fetchOne(exact, arguments: arguments) else { continue }
                 measured.append(PeopleRules.Candidate(user: candidate.user, sharedCredits: row["shared"], mutualFriends: row["mutual"]))
             }
@@ -170,8 +171,14 @@ extension SpatiaLiteStore {
     static let coasterCredits = """
         SELECT c.ride_id FROM ride_counts c JOIN rides r ON r.id = c.ride_id WHERE c.user_id = ? AND r.type = 'coaster' ORDER BY c.ride_id LIMIT ?
         """
-    /// Findable riders of a ride but the viewer, the first by id: a range of `ride_counts_findable`.
-    static let findableRiders = "SELECT user_id FROM ride_counts WHERE ride_id = ? AND findable = 1 AND user_id <> ? ORDER BY user_id LIMIT ?"
+    /// Findable riders of a ride but the viewer whose first ride of it is settled (before the
+    /// third argument), the first by id: a range of `ride_counts_findable`, and a probe of
+    /// `ride_logs_by_user` each.
+    static let findableRiders = """
+        SELECT c.user_id FROM ride_counts c WHERE c.ride_id = ? AND c.findable = 1 AND c.user_id <> ?
+            AND (SELECT min(l.ridden_at) FROM ride_logs l WHERE l.user_id = c.user_id AND l.ride_id = c.ride_id) <= ?
+        ORDER BY c.user_id LIMIT ?
+        """
 
     /// Whether `:user` may be suggested to `:viewer`: findable, no friendship or request either
     /// way, no block either way.
@@ -183,12 +190,14 @@ extension SpatiaLiteStore {
         FROM users u WHERE u.id = :user
         """
 
-    /// Coasters both have ridden (a probe of `:user`'s counts per ride of the viewer's), and
-    /// friends of both (a probe of the viewer's friendships per friend of `:user`'s).
+    /// Coasters both have ridden, `:user` first before `:settled` (probes of `:user`'s counts
+    /// and first log per ride of the viewer's), and friends of both (a probe of the viewer's
+    /// friendships per friend of `:user`'s).
     static let exactCounts = """
         SELECT (SELECT count(*) FROM ride_counts mine JOIN rides r ON r.id = mine.ride_id AND r.type = 'coaster'
                 JOIN ride_counts theirs ON theirs.user_id = :user AND theirs.ride_id = mine.ride_id
-                WHERE mine.user_id = :viewer) AS shared,
+                WHERE mine.user_id = :viewer
+                  AND (SELECT min(l.ridden_at) FROM ride_logs l WHERE l.user_id = :user AND l.ride_id = mine.ride_id) <= :settled) AS shared,
                (SELECT count(*) FROM friendships a WHERE a.requester = :user AND a.status = 'accepted' AND EXISTS (
                     SELECT 1 FROM friendships b WHERE b.status = 'accepted'
                     AND ((b.requester = :viewer AND b.addressee = a.addressee) OR (b.requester = a.addressee AND b.addressee = :viewer))))
