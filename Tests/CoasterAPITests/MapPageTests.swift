@@ -193,7 +193,7 @@ import Testing
             #expect(String(buffer: page.body).contains("data-user-id=\"\(friend.id)\""))
             #expect(!String(buffer: page.body).contains("data-user-id=\"\(stranger.id)\""))
             // Where friends are shown, the tile server is asked for no tile finer than a park.
-            #expect(String(buffer: page.body).contains("\"nativeZoom\":\(TilesData.aroundPeople)"))
+            #expect(String(buffer: page.body).contains("\"nativeZoom\":\(TilesData.zoomAroundPeople)"))
         }
     }
 

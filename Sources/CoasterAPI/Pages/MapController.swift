@@ -323,11 +323,11 @@ struct TilesData: Encodable {
     /// to the tile server, another party, where they are: at zoom 17 a tile is some 300 m across.
     /// Such a page asks for nothing finer than zoom 14, tiles 1.8 km across at Cedar Point's
     /// latitude: a whole park and its car parks, no more than park-only sharing would tell.
-    static let aroundPeople = 14
+    static let zoomAroundPeople = 14
 
     func aroundPeople() -> TilesData {
         var tiles = self
-        tiles.nativeZoom = Self.aroundPeople
+        tiles.nativeZoom = Self.zoomAroundPeople
         return tiles
     }
 }

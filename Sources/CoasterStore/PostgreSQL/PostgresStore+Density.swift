@@ -13,12 +13,12 @@ extension PostgresStore: DensityStore {
             let (timeZone, minX, minY, maxX, maxY) = try row.decode((String, Double, Double, Double, Double).self)
             let bounds = BoundingBox(minLon: minX, minLat: minY, maxLon: maxX, maxLat: maxY)
             let plan = try DensityPlan(park: park, day: day, timeZone: timeZone, bounds: bounds, before: before, rules: rules)
-            let (from, to) = (plan.from, plan.end)
+            let (from, end) = (plan.from, plan.end)
             let cutoff = try await tx.first("""
-                SELECT recorded_at FROM fixes WHERE recorded_at >= \(from) AND recorded_at < \(to)
+                SELECT recorded_at FROM fixes WHERE recorded_at >= \(from) AND recorded_at < \(end)
                 ORDER BY recorded_at LIMIT 1 OFFSET \(rules.maximumFixesRead)
                 """).map { try $0.decode(Double.self) }
-            let until = cutoff ?? to
+            let until = cutoff ?? end
             let (south, north, west, east) = (plan.box.minLat, plan.box.maxLat, plan.box.minLon, plan.box.maxLon)
             let (dlat, dlon) = (plan.grid.latitudeStep, plan.grid.longitudeStep)
             let (before, after) = (rules.checkinFixBefore, rules.checkinFixAfter)

@@ -208,11 +208,12 @@ extension PostgresStore {
                 throw StoreUnavailable("PostgreSQL at \(server) gave no connection within \(deadline)")
             }
         } catch let error as PSQLError {
-            switch error.code {
-            case .connectionError, .serverClosedConnection, .clientClosedConnection, .poolClosed, .queryCancelled, .uncleanShutdown:
+            switch (error.code, Self.sqlState(error)) {
+            case (.connectionError, _), (.serverClosedConnection, _), (.clientClosedConnection, _), (.poolClosed, _), (.queryCancelled, _),
+                 (.uncleanShutdown, _):
                 throw StoreUnavailable("PostgreSQL at \(server): \(error.code)")
-            case .server where Self.isUnavailable(sqlState: error.serverInfo?[.sqlState] ?? ""):
-                throw StoreUnavailable("PostgreSQL at \(server): \(error.serverInfo?[.message] ?? "unavailable") (SQLSTATE \(error.serverInfo?[.sqlState] ?? ""))")
+            case (.server, let state?) where Self.isUnavailable(sqlState: state):
+                throw StoreUnavailable("PostgreSQL at \(server): \(error.serverInfo?[.message] ?? "unavailable") (SQLSTATE \(state))")
             default:
                 throw error
             }
