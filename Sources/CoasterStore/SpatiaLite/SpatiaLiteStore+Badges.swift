@@ -37,7 +37,7 @@ extension SpatiaLiteStore {
     /// logs from `:settled` on (a range of `ride_logs_by_time`, empty for the rider's own).
     static let rideFacts = """
         WITH recent(ride_id, n) AS (
-            SELECT ride_id, count(*) FROM ride_logs WHERE user_id = :user AND ridden_at > :settled GROUP BY ride_id
+            SELECT ride_id, count(*) FROM ride_logs INDEXED BY ride_logs_by_time WHERE user_id = :user AND ridden_at > :settled GROUP BY ride_id
         ), counted(ride_id, rides) AS (
             SELECT c.ride_id, c.rides - coalesce(recent.n, 0) FROM ride_counts c LEFT JOIN recent ON recent.ride_id = c.ride_id WHERE c.user_id = :user
         )
