@@ -235,29 +235,13 @@ extension PostgresStore: PostStore {
     public func searchPosts(_ query: PostQuery, terms: [SearchTerm], viewer: UserID, limit: Int, offset: Int, now: Date,
                             privacy: LocationPrivacy) async throws -> [PostHit] {
         guard let match = Self.postQuery(terms) else { return [] }
+        let (limit, offset) = (max(0, min(limit, PostRules.largestPage)), max(0, offset))
         return try await self.read { tx in
-            var sql = PostSearchSQL()
-            let words = sql.bind(match)
-            let me = sql.bind(viewer.rawValue)
-            var filters: [String] = []
-            if let park = query.park {
-                filters.append("EXISTS (SELECT 1 FROM post_tags t WHERE t.post_id = p.id AND t.kind = 'about' AND t.value = \(sql.bind(park.rawValue)))")
-            }
-            if let ride = query.ride {
-                let entry = try await Self.catalogRideID(ride, tx) ?? ride.rawValue
-                filters.append("EXISTS (SELECT 1 FROM post_tags t WHERE t.post_id = p.id AND t.kind = 'ride' AND t.value = \(sql.bind(entry)))")
-            }
-            if let hashtag = query.hashtag {
-                filters.append("EXISTS (SELECT 1 FROM post_tags t WHERE t.post_id = p.id AND t.kind = 'hashtag' AND t.value = \(sql.bind(hashtag)))")
-            }
-            if let author = query.author { filters.append("p.author_id = \(sql.bind(author.rawValue))") }
-            if let from = query.from { filters.append("p.created_at >= \(sql.bind(from.timeIntervalSince1970))") }
-            if let to = query.to { filters.append("p.created_at < \(sql.bind(to.timeIntervalSince1970))") }
-            let candidates = sql.bind(PostRules.searchCandidates)
-            let filtered = filters.map { " AND " + $0 }.joined()
             // The newest matches of each index, at most `candidates` each, then ranked: `ts_rank`
             // is computed for those rows only, whatever the word.
-            let rows = try await tx.rows(PostgresQuery(unsafeSQL: """
+            var sql = PostSearchSQL()
+            let words = sql.bind(match), me = sql.bind(viewer.rawValue), candidates = sql.bind(PostRules.searchCandidates)
+            let hits = try await tx.rows(PostgresQuery(unsafeSQL: """
                 WITH hits(post_id, rank, in_comment) AS (
                     SELECT p.id, ts_rank(p.search, \(words)::tsquery), false
                     FROM (SELECT id FROM posts WHERE search @@ \(words)::tsquery ORDER BY id DESC LIMIT \(candidates)) m
@@ -269,14 +253,52 @@ extension PostgresStore: PostStore {
                           ORDER BY c.id DESC LIMIT \(candidates)) m
                     JOIN comments c ON c.id = m.id
                 )
-                SELECT p.id, bool_and(h.in_comment) FROM hits h JOIN posts p ON p.id = h.post_id CROSS JOIN (SELECT \(me)::bigint AS id) w
-                WHERE \(Self.postReadable("p", viewer: "w.id"))\(filtered)
-                GROUP BY p.id
-                ORDER BY \(query.sort == .relevance ? "max(h.rank) DESC, p.id DESC" : "p.id DESC")
-                LIMIT \(sql.bind(max(0, min(limit, PostRules.largestPage)))) OFFSET \(sql.bind(max(0, offset)))
+                SELECT post_id, bool_and(in_comment) FROM hits GROUP BY post_id
+                ORDER BY \(query.sort == .relevance ? "max(rank) DESC, post_id DESC" : "post_id DESC")
                 """, binds: sql.bindings)).map { try $0.decode((Int64, Bool).self) }
-            let views = try await Self.postViews(rows.map(\.0), viewer: viewer, now: now, privacy: privacy, tx)
-            let inComment = Dictionary(rows, uniquingKeysWith: { a, _ in a })
+
+            // Who may read each post, and the filters, asked in that order only until the page is
+            // full, a batch of candidates a statement: a page of mostly public posts looks at a
+            // few dozen of them, not all.
+            var check = PostSearchSQL()
+            let viewerID = check.bind(viewer.rawValue)
+            var filters: [String] = []
+            if let park = query.park {
+                filters.append("EXISTS (SELECT 1 FROM post_tags t WHERE t.post_id = p.id AND t.kind = 'about' AND t.value = \(check.bind(park.rawValue)))")
+            }
+            if let ride = query.ride {
+                let entry = try await Self.catalogRideID(ride, tx) ?? ride.rawValue
+                filters.append("EXISTS (SELECT 1 FROM post_tags t WHERE t.post_id = p.id AND t.kind = 'ride' AND t.value = \(check.bind(entry)))")
+            }
+            if let hashtag = query.hashtag {
+                filters.append("EXISTS (SELECT 1 FROM post_tags t WHERE t.post_id = p.id AND t.kind = 'hashtag' AND t.value = \(check.bind(hashtag)))")
+            }
+            if let author = query.author { filters.append("p.author_id = \(check.bind(author.rawValue))") }
+            if let from = query.from { filters.append("p.created_at >= \(check.bind(from.timeIntervalSince1970))") }
+            if let to = query.to { filters.append("p.created_at < \(check.bind(to.timeIntervalSince1970))") }
+            let shown = """
+                SELECT p.id FROM posts p CROSS JOIN (SELECT \(viewerID)::bigint AS id) w
+                WHERE p.id = ANY($\(check.bindings.count + 1)::bigint[]) AND \(Self.postReadable("p", viewer: "w.id"))
+                """ + filters.map { " AND " + $0 }.joined()
+            var page: [(id: Int64, inComment: Bool)] = [], skipped = 0, next = 0, batch = max(64, 2 * (offset + limit))
+            while page.count < limit, next < hits.count {
+                let slice = hits[next..<min(hits.count, next + batch)]
+                next += slice.count
+                batch *= 2
+                var binds = check.bindings
+                binds.append(slice.map(\.0))
+                let readable = Set(try await tx.rows(PostgresQuery(unsafeSQL: shown, binds: binds)).map { try $0.decode(Int64.self) })
+                for hit in slice where readable.contains(hit.0) {
+                    guard page.count < limit else { break }
+                    if skipped < offset {
+                        skipped += 1
+                    } else {
+                        page.append(hit)
+                    }
+                }
+            }
+            let views = try await Self.postViews(page.map(\.id), viewer: viewer, now: now, privacy: privacy, tx)
+            let inComment = Dictionary(page.map { ($0.id, $0.inComment) }, uniquingKeysWith: { a, _ in a })
             return views.map { PostHit(post: $0, inComment: inComment[$0.id] ?? false) }
         }
     }

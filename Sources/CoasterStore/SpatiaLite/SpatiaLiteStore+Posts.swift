@@ -213,12 +213,10 @@ extension SpatiaLiteStore: PostStore {
                             privacy: LocationPrivacy) async throws -> [PostHit] {
         guard !terms.isEmpty else { return [] }
         let match = Self.ftsMatch(terms)
+        let (limit, offset) = (max(0, min(limit, PostRules.largestPage)), max(0, offset))
         return try await self.pool.read { db in
             var filters: [String] = []
-            var arguments: [String: (any DatabaseValueConvertible)?] = [
-                "match": match, "viewer": viewer.rawValue, "candidates": PostRules.searchCandidates,
-                "limit": max(0, min(limit, PostRules.largestPage)), "offset": max(0, offset),
-            ]
+            var arguments: [String: (any DatabaseValueConvertible)?] = ["viewer": viewer.rawValue]
             if let park = query.park {
                 filters.append("EXISTS (SELECT 1 FROM post_tags t WHERE t.post_id = p.id AND t.kind = 'about' AND t.value = :park)")
                 arguments["park"] = park.rawValue
@@ -243,10 +241,9 @@ extension SpatiaLiteStore: PostStore {
                 filters.append("p.created_at < :to")
                 arguments["to"] = to.timeIntervalSince1970
             }
-            let filtered = filters.isEmpty ? "" : " AND " + filters.joined(separator: " AND ")
             // The newest matches of each index, at most `candidates` each, ranked: bm25 is
             // computed for those rows only, whatever the word.
-            let rows = try Row.fetchAll(db.cachedStatement(sql: """
+            let hits = try Row.fetchAll(db.cachedStatement(sql: """
                 WITH hits(post_id, rank, in_comment) AS (
                     SELECT * FROM (SELECT rowid, bm25(posts_fts), 0 FROM posts_fts WHERE posts_fts MATCH :match ORDER BY rowid DESC LIMIT :candidates)
                     UNION ALL
@@ -254,13 +251,26 @@ extension SpatiaLiteStore: PostStore {
                                    WHERE comments_fts MATCH :match AND \(Self.commentShown())
                                    ORDER BY comments_fts.rowid DESC LIMIT :candidates)
                 )
-                SELECT p.id, min(h.rank) AS rank, min(h.in_comment) AS in_comment FROM hits h JOIN posts p ON p.id = h.post_id
-                WHERE \(Self.postReadable())\(filtered)
-                GROUP BY p.id
-                ORDER BY \(query.sort == .relevance ? "rank, p.id DESC" : "p.id DESC") LIMIT :limit OFFSET :offset
-                """), arguments: StatementArguments(arguments))
-            let views = try Self.postViews(rows.map { $0["id"] }, viewer: viewer, now: now, privacy: privacy, db)
-            return zip(views, rows).map { PostHit(post: $0, inComment: ($1["in_comment"] as Int) == 1) }
+                SELECT post_id, min(rank) AS rank, min(in_comment) AS in_comment FROM hits GROUP BY post_id
+                ORDER BY \(query.sort == .relevance ? "rank, post_id DESC" : "post_id DESC")
+                """), arguments: ["match": match, "viewer": viewer.rawValue, "candidates": PostRules.searchCandidates])
+            // Who may read each post, and the filters, asked in that order only until the page is
+            // full: a page of mostly public posts looks at a few dozen of the candidates, not all.
+            let shown = try db.cachedStatement(sql: "SELECT 1 FROM posts p WHERE p.id = :id AND \(Self.postReadable())" +
+                                                     filters.map { " AND " + $0 }.joined())
+            var page: [(id: Int64, inComment: Bool)] = [], skipped = 0
+            for hit in hits {
+                guard page.count < limit else { break }
+                arguments["id"] = hit["post_id"] as Int64
+                guard try Int.fetchOne(shown, arguments: StatementArguments(arguments)) != nil else { continue }
+                if skipped < offset {
+                    skipped += 1
+                } else {
+                    page.append((hit["post_id"], (hit["in_comment"] as Int) == 1))
+                }
+            }
+            let views = try Self.postViews(page.map(\.id), viewer: viewer, now: now, privacy: privacy, db)
+            return zip(views, page).map { PostHit(post: $0, inComment: $1.inComment) }
         }
     }
 
