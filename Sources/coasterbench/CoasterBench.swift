@@ -91,8 +91,8 @@ struct Engine: ParsableCommand {
             var nearby: (PersonDirectory, [UserID], Double)?
             if !selected.isDisjoint(with: ["nearby", "nearby-named", "nearby-answer"]) {
                 let ids = Array(w.people.keys).sorted()
-                var g = SeededGenerator(seed: self.seed &+ 1)
-                let askers = (0..<10_000).map { _ in ids.randomElement(using: &g)! }
+                // The world's askers, every level's same ones, in turn.
+                let askers = Workload.askerIDs(users: ids.count)
                 // Each with the zones their fix lies inside, as the fix pipeline records them on
                 // the server: the named answer ranks them and names the most specific. Equal sets
                 // are one set, as the server's directory keeps them (`ZoneSets`), and marked with

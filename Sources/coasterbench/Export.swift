@@ -6,7 +6,11 @@ import Foundation
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write the generated world as CSV (WKT geometries) for the PostGIS and Redis peers.",
-        discussion: "Files: parks.csv (id,wkt), zones.csv (id,park,wkt), users.csv (id,lon,lat), friends.csv (a,b; both directions), probes.csv (id,lon,lat).")
+        discussion: """
+            Files: parks.csv (id,wkt), zones.csv (id,park,wkt), users.csv (id,lon,lat), friends.csv (a,b; both directions), \
+            probes.csv (id,lon,lat), and askers.env (ASKERS, STEP and USERS: nearby's asker k of 0..ASKERS-1 is user \
+            k × STEP mod USERS + 1, every level's same askers).
+            """)
 
     @OptionGroup var world: WorldOptions
 
@@ -37,6 +41,8 @@ struct Export: ParsableCommand {
         for id in ids { for f in w.people[id]!.friends.sorted() { friends.append("\(id.rawValue)\t\(f.rawValue)") } }
         try write("friends.csv", friends)
         try write("probes.csv", w.probes.enumerated().map { "\($0.offset + 1)\t\($0.element.lon)\t\($0.element.lat)" })
+        let askers = Workload.askers(users: ids.count)
+        try write("askers.env", ["ASKERS=\(askers.count)", "STEP=\(askers.step)", "USERS=\(ids.count)"])
         print("wrote \(w.parks.count) parks, \(w.zones.count) zones, \(ids.count) users, \(friends.count) friend rows, \(w.probes.count) probes to \(self.directory)")
     }
 }

@@ -11,7 +11,8 @@ struct Load: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Bulk-load the benchmark world into a new database, and write session tokens for wrk.",
         discussion: """
-            The tokens file has one line per sampled user, `token lat lon park ride friend`: the user's \
+            The sampled users, who get sessions, are the world's askers (every level's same ones, \
+            Workload.askers). The tokens file has one line per sampled user, `token lat lon park ride friend`: the user's \
             position, the park they stand in, a ride within wait-reporting reach and a friend they have \
             a conversation with (`-` for none), for the wrk scripts in tools/bench. Registering a \
             million users over HTTP is not the benchmark.
@@ -25,8 +26,8 @@ struct Load: AsyncParsableCommand {
     @Option(help: "Where to write the tokens file.")
     var tokens: String
 
-    @Option(help: "Users to give sessions (a sample).")
-    var sessions = 10_000
+    @Option(help: "Where to write the askers file: `k id token`, nearby's askers in the order every level draws them (tools/bench/answers.py reads it).")
+    var askers: String?
 
     func run() async throws {
         if case .spatiaLite(let path) = try storeLocation(self.database), FileManager.default.fileExists(atPath: path) {
@@ -50,7 +51,9 @@ struct Load: AsyncParsableCommand {
         let hash = try await Sessions(store: store, policy: AccountPolicy()).hashPassword("benchmark password")
         var g = SeededGenerator(seed: self.world.seed &+ 7)
         let ids = w.people.keys.sorted()
-        let sampled = Set(ids.shuffled(using: &g).prefix(self.sessions))
+        let askers = Workload.askerIDs(users: ids.count)
+        let sampled = Set(askers)
+        var tokenOf: [UserID: String] = [:]
         var lines: [(id: UserID, text: String)] = []
         let reportPolicy = WaitReportPolicy()
         var users: [BulkUser] = []
@@ -62,6 +65,7 @@ struct Load: AsyncParsableCommand {
             if sampled.contains(id) {
                 let t = Sessions.newToken()
                 token = Sessions.hash(t)
+                tokenOf[id] = t
                 // A ride the user may report: its zone within the reporting reach of any fix at this
                 // position (WaitReportPolicy), whatever its accuracy: the fixes script changes it.
                 let reach = index.locate(latest.position, accuracy: reportPolicy.nearDistance)
@@ -115,6 +119,10 @@ struct Load: AsyncParsableCommand {
         try await store.bulkSendMessages(messages) { print($0) }
         let text = lines.map { line in "\(line.text) \(partner[line.id].map { String($0.rawValue) } ?? "-")\n" }.joined()
         try text.write(toFile: self.tokens, atomically: true, encoding: .utf8)
+        if let path = self.askers {
+            try askers.enumerated().map { "\($0.offset) \($0.element.rawValue) \(tokenOf[$0.element]!)\n" }.joined()
+                .write(toFile: path, atomically: true, encoding: .utf8)
+        }
         print("loaded \(users.count) users, \(friendships.count) friendships, \(logs.count) ride logs, \(messages.count) messages, \(lines.count) sessions in \(String(format: "%.1f", Date().timeIntervalSince(start))) s")
     }
 }

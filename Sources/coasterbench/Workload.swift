@@ -25,6 +25,28 @@ struct Workload {
     var people: [UserID: PersonState] = [:]
     var probes: [IncomingFix] = []
 
+    /// How many askers every level draws nearby's callers from.
+    static let askerCount = 10_000
+
+    /// The askers of nearby, every level's same ones (engine, HTTP, PostGIS, Redis, numpy): asker
+    /// `k` (0 ≤ k < ``askerCount``, or every user in a smaller world) is user
+    /// `k × step mod users + 1`, a step near the golden ratio of the world's size and prime to it,
+    /// so they are spread over every kind of user (in parks, near, anywhere; the ids follow how
+    /// the world is made). A formula rather than a list: pgbench and a Redis script work each
+    /// one out from `k`.
+    static func askers(users: Int) -> (count: Int, step: Int) {
+        func gcd(_ a: Int, _ b: Int) -> Int { b == 0 ? a : gcd(b, a % b) }
+        var step = max(1, Int((Double(users) * 0.618_033_988_75).rounded()))
+        while gcd(step, users) != 1 { step += 1 }
+        return (min(Self.askerCount, users), step)
+    }
+
+    /// The askers (``askers(users:)``) in order, asker 0 first.
+    static func askerIDs(users: Int) -> [UserID] {
+        let (count, step) = Self.askers(users: users)
+        return (0..<count).map { UserID(Int64($0 * step % users + 1)) }
+    }
+
     static func circle(_ c: Coordinate, radius: Double, vertices: Int, jitter: Double, _ g: inout SeededGenerator) -> [Coordinate] {
         let (dLat, dLon) = Geodesy.degreesPerMetre(at: c.lat)
         var ring = (0..<vertices).map { i -> Coordinate in

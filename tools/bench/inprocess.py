@@ -6,7 +6,8 @@
     vectorised call, shapely's best case.
   - numpy for nearby, friends first: the caller's friends' positions gathered by id and their
     great-circle (haversine) distances, the friends within 500 m kept. shapely has no geodesic
-    distance, and GEOS's planar one in degrees would answer a different question.
+    distance, and GEOS's planar one in degrees would answer a different question. The callers
+    are the world's askers (askers.env), every system's same ones.
 
 Reads the CSVs `coasterbench export` writes (tools/bench/peers runs this on the same world as
 PostGIS and Redis). Prints rows of the peers table:
@@ -15,7 +16,10 @@ PostGIS and Redis). Prints rows of the peers table:
 Run by any python3: without shapely and numpy it installs them from PyPI into the project's
 .build-venv-bench (once) and runs itself again there.
 
-usage: python3 tools/bench/inprocess.py WORLD_DIR [--calls 20000] [--seed 1]
+With --answers FILE it also writes the friends within 510 m of the first 200 askers
+(`asker friend metres`) for tools/bench/check.py.
+
+usage: python3 tools/bench/inprocess.py WORLD_DIR [--calls 20000] [--seed 1] [--answers FILE]
 """
 import argparse
 import math
@@ -84,6 +88,7 @@ def main():
     parser.add_argument("world", help="directory written by `coasterbench export`")
     parser.add_argument("--calls", type=int, default=20_000, help="calls timed one by one per query (default 20000)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the sampled probes and callers")
+    parser.add_argument("--answers", help="write the first 200 askers' friends within 510 m here (asker friend metres)")
     args = parser.parse_args()
     world = Path(args.world)
     rng = random.Random(args.seed)
@@ -138,11 +143,25 @@ def main():
         close = metres <= 500
         return user_ids[friends[close]], metres[close]
 
-    callers = [rng.randrange(len(user_ids)) for _ in range(args.calls)]
+    # The world's askers (askers.env: asker k of 0..ASKERS-1 is user k × STEP mod USERS + 1).
+    settings = dict(part.split("=") for part in (world / "askers.env").read_text().split())
+    askers, step, count = int(settings["ASKERS"]), int(settings["STEP"]), int(settings["USERS"])
+    callers = [int(np.searchsorted(user_ids, rng.randrange(askers) * step % count + 1)) for _ in range(args.calls)]
     total, each, answers = timed(nearby, callers, warm_up=callers[:1000])
     found = sum(len(ids) for ids, _ in answers)
     row(f"numpy {np.__version__} in process", "nearby friends-first, 500 m (haversine)", args.calls, total, each,
         f"{found / args.calls:.1f} friends found per query")
+    if args.answers:
+        with open(args.answers, "w") as out:
+            for k in range(min(200, askers)):
+                i = int(np.searchsorted(user_ids, k * step % count + 1))
+                friends = np.searchsorted(user_ids, ties[starts[i]:ends[i], 1])
+                dlat, dlon = lat[friends] - lat[i], lon[friends] - lon[i]
+                h = np.sin(dlat / 2) ** 2 + math.cos(lat[i]) * np.cos(lat[friends]) * np.sin(dlon / 2) ** 2
+                metres = 2 * EARTH_RADIUS_M * np.arcsin(np.sqrt(h))
+                close = metres <= 510
+                for friend, m in sorted(zip(user_ids[friends[close]].tolist(), metres[close].tolist())):
+                    out.write(f"{user_ids[i]}\t{friend}\t{m}\n")
 
 
 if __name__ == "__main__":

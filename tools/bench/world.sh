@@ -1,7 +1,8 @@
 # Sourced by tools/bench/http and tools/bench/routes: builds the server and the bench tool,
 # bulk-loads the generated world into a fresh store with session tokens for a sample of users,
 # and serves it on a free loopback port with the per-user rate limits and the report window
-# lifted. After `bench_world USERS CONFIGURATION`: $bin, $work (a temporary directory, removed at
+# lifted; the sampled users are the world's askers (every level's same ones), listed in the order
+# they are drawn in $work/USERS/askers. After `bench_world USERS CONFIGURATION`: $bin, $work (a temporary directory, removed at
 # exit with every server stopped), $port, $server (its PID), COASTERLIFE_TOKENS and COASTERLIFE_WRK
 # (for the wrk scripts), and `bench_refresh`: one fresh fix for every sampled user (refresh.py,
 # which says why), run before each round and not measured.
@@ -37,7 +38,7 @@ bench_serve() {
   local dir=$work/$key
   mkdir -p "$dir"
   [[ $store == postgres ]] || database="$dir/bench.sqlite"
-  "$bin/coasterbench" load --users "$users" --database "$database" --tokens "$dir/tokens" >&2
+  "$bin/coasterbench" load --users "$users" --database "$database" --tokens "$dir/tokens" --askers "$dir/askers" >&2
   # Not `local`: bench_use, called at the end, sets the globals of these names.
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
   "$bin/coasterlife" serve --database "$database" --photos "$dir/photos" --port "$port" --parks '' --log-level error \
