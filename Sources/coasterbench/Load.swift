@@ -16,6 +16,14 @@ struct Load: AsyncParsableCommand {
             position, the park they stand in, a ride within wait-reporting reach and a friend they have \
             a conversation with (`-` for none), for the wrk scripts in tools/bench. Registering a \
             million users over HTTP is not the benchmark.
+
+            With --keep DIR, a loaded world is kept in DIR (a SpatiaLite file with its tokens and \
+            askers, by users and seed) and the next load of the same world copies it and moves its \
+            times to the present instead (SpatiaLiteStore.bulkShiftTimes: positions, visits, \
+            sessions, ride logs and the leaderboards, messages): minutes instead of a quarter of an \
+            hour at a million users. A kept world is used only when the generator \
+            (Workload.version) and the schema (the last migration) are this build's; otherwise it \
+            is loaded again and replaces the kept one.
             """)
 
     @OptionGroup var world: WorldOptions
@@ -29,15 +37,37 @@ struct Load: AsyncParsableCommand {
     @Option(help: "Where to write the askers file: `k id token`, nearby's askers in the order every level draws them (tools/bench/answers.py reads it).")
     var askers: String?
 
+    @Option(help: "A directory of kept worlds: use the world kept there if it matches, else load it and keep it there (SpatiaLite files only).")
+    var keep: String?
+
     func run() async throws {
-        if case .spatiaLite(let path) = try storeLocation(self.database), FileManager.default.fileExists(atPath: path) {
+        let location = try storeLocation(self.database)
+        if case .spatiaLite(let path) = location, FileManager.default.fileExists(atPath: path) {
             throw ValidationError("\(path) exists")
         }
+        guard let keep = self.keep else { return try await self.load(askers: self.askers) }
+        guard case .spatiaLite(let path) = location else { throw ValidationError("--keep keeps SpatiaLite files; \(self.database) is not one") }
+        let kept = KeptWorld(directory: URL(fileURLWithPath: keep), world: self.world)
+        if let loadedAt = kept.loadedAt() {
+            try await kept.use(database: path, tokens: self.tokens, askers: self.askers, loadedAt: loadedAt)
+        } else {
+            // The askers are kept whether or not this load was asked for them.
+            let askers = self.askers ?? path + ".askers"
+            let loadedAt = Date()
+            try await self.load(askers: askers)
+            try kept.keep(database: path, tokens: self.tokens, askers: askers, loadedAt: loadedAt)
+            if self.askers == nil { try FileManager.default.removeItem(atPath: askers) }
+        }
+    }
+
+    /// Generates the world and writes it into the store, and the askers to `askersPath`.
+    private func load(askers askersPath: String?) async throws {
         let start = Date()
         let w = Workload.make(users: self.world.users, seed: self.world.seed)
         print("generated \(self.world.users) users in \(String(format: "%.1f", Date().timeIntervalSince(start))) s")
         let store = try await openStore(self.database)
-        defer { try? store.close() }
+        var closed = false
+        defer { if !closed { try? store.close() } }
         guard try await store.parkSummaries().isEmpty else { throw ValidationError("the database \(self.database) is not empty") }
         var definitions: [ParkDefinition] = []
         for park in w.parks {
@@ -119,10 +149,13 @@ struct Load: AsyncParsableCommand {
         try await store.bulkSendMessages(messages) { print($0) }
         let text = lines.map { line in "\(line.text) \(partner[line.id].map { String($0.rawValue) } ?? "-")\n" }.joined()
         try text.write(toFile: self.tokens, atomically: true, encoding: .utf8)
-        if let path = self.askers {
+        if let path = askersPath {
             try askers.enumerated().map { "\($0.offset) \($0.element.rawValue) \(tokenOf[$0.element]!)\n" }.joined()
                 .write(toFile: path, atomically: true, encoding: .utf8)
         }
+        // Closed before the summary: a kept copy is taken of the file as closing leaves it.
+        closed = true
+        try store.close()
         print("loaded \(users.count) users, \(friendships.count) friendships, \(logs.count) ride logs, \(messages.count) messages, \(lines.count) sessions in \(String(format: "%.1f", Date().timeIntervalSince(start))) s")
     }
 }

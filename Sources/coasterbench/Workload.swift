@@ -25,6 +25,10 @@ struct Workload {
     var people: [UserID: PersonState] = [:]
     var probes: [IncomingFix] = []
 
+    /// The generator's version, which a kept world (``KeptWorld``) is loaded by: raise it with any
+    /// change to what ``make(users:seed:parks:)`` makes or `coasterbench load` writes of it.
+    static let version = 1
+
     /// How many askers every level draws nearby's callers from.
     static let askerCount = 10_000
 

@@ -140,3 +140,82 @@ extension SpatiaLiteStore {
         return ids
     }
 }
+
+extension SpatiaLiteStore {
+    /// The migration a file this code opens ends with: a kept copy of a loaded world is the world
+    /// this code would load only if it was written under the same schema.
+    public static var schemaVersion: String { Migrations.migrator.migrations.last ?? "none" }
+
+    /// The times the bulk loads write, by table (``bulkLoad(users:friendships:chunk:progress:)``,
+    /// ``bulkLogRides(_:chunk:progress:)``, ``bulkSendMessages(_:chunk:progress:)``, and the
+    /// parks' import): what ``bulkShiftTimes(by:chunk:progress:)`` moves. The tallies' times are
+    /// counted again from the moved ride logs instead.
+    static let bulkLoadedTimes: [(table: String, columns: [String])] = [
+        ("parks", ["imported_at"]),
+        ("users", ["created_at", "last_seen_at", "ghost_until"]),
+        ("sessions", ["created_at", "expires_at", "revoked_at"]),
+        ("friendships", ["created_at", "accepted_at"]),
+        ("track_state", ["recorded_at"]),
+        ("visits", ["entered_at", "left_at", "last_evidence_at"]),
+        ("ride_logs", ["ridden_at"]),
+        ("messages", ["sent_at", "read_at"]),
+    ]
+
+    /// Moves every time a bulk load wrote by `seconds`, as if the world had been loaded that much
+    /// later, and counts the ride logs on the leaderboards again at their moved times (a ride
+    /// moved into another week counts on that week's board, and the tallies' minute slots follow
+    /// it), by the ride log's own rule (``tally(user:ride:at:before:_:)``). A world kept on disk
+    /// is loaded once and moved to the present before each use: the privacy rule hides positions
+    /// older than its time-to-live, and the leaderboards read this week's rides.
+    ///
+    /// Only a world as the bulk loads left it may be moved: a table with a time this does not move
+    /// (a fix, a post, a wait report) that holds a row throws ``StoreError/notABulkLoad(path:table:)``
+    /// before anything is written. Each table is moved in transactions of `chunk` rows, reporting
+    /// "`table` n/total" after each; a failure part-way leaves a file to throw away, as a bulk
+    /// load's would.
+    public func bulkShiftTimes(by seconds: Double, chunk: Int = 200_000, progress: (@Sendable (String) -> Void)? = nil) async throws {
+        let path = self.path
+        try await self.pool.read { db in
+            let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+            for table in tables where table != "tallies" {
+                let moved = Self.bulkLoadedTimes.first { $0.table == table }?.columns ?? []
+                let columns = try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?)", arguments: [table])
+                guard columns.contains(where: { ($0.hasSuffix("_at") || $0.hasSuffix("_until")) && !moved.contains($0) }) else { continue }
+                if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(table.quotedDatabaseIdentifier))") ?? false {
+                    throw StoreError.notABulkLoad(path: path, table: table)
+                }
+            }
+        }
+        for (table, columns) in Self.bulkLoadedTimes {
+            let last = try await self.pool.read { db in try Int64.fetchOne(db, sql: "SELECT max(rowid) FROM \(table)") } ?? 0
+            let set = columns.map { "\($0) = \($0) + :seconds" }.joined(separator: ", ")
+            for start in stride(from: Int64(0), to: last, by: chunk) {
+                try await self.pool.write { db in
+                    try db.execute(sql: "UPDATE \(table) SET \(set) WHERE rowid > :start AND rowid <= :end",
+                                   arguments: ["seconds": seconds, "start": start, "end": start + Int64(chunk)])
+                }
+                progress?("\(table) \(min(start + Int64(chunk), last))/\(last)")
+            }
+        }
+        // Every tally is the ride logs' (bulkLogRides), so they are counted again from nothing.
+        try await self.pool.write { db in try db.execute(sql: "DELETE FROM tallies") }
+        let logs = try await self.pool.read { db in try Int64.fetchOne(db, sql: "SELECT max(id) FROM ride_logs") } ?? 0
+        let retally = max(1, chunk / 10)
+        for start in stride(from: Int64(0), to: logs, by: retally) {
+            try await self.pool.write { db in
+                let rows = try Row.fetchCursor(db, sql: """
+                    SELECT l.id, l.user_id, l.ridden_at, r.id AS ride, r.park_id, r.type
+                    FROM ride_logs l JOIN rides r ON r.id = l.ride_id WHERE l.id > ? AND l.id <= ? ORDER BY l.id
+                    """, arguments: [start, start + Int64(retally)])
+                while let row = try rows.next() {
+                    let ride = Ride(id: RideID(rawValue: row["ride"] as String), park: ParkID(rawValue: row["park_id"] as String), name: "",
+                                    type: RideType(rawValue: row["type"] as String) ?? .other, status: .operating)
+                    try Self.tally(user: UserID(row["user_id"] as Int64), ride: ride, at: Date(timeIntervalSince1970: row["ridden_at"]),
+                                   before: row["id"], db)
+                }
+                try Self.markTalliesSettled(db)
+            }
+            progress?("tallies \(min(start + Int64(retally), logs))/\(logs)")
+        }
+    }
+}

@@ -6,10 +6,15 @@ import GRDB
 public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The file could not be opened or migrated; `reason` is a sentence for the operator.
     case cannotOpen(path: String, reason: String)
+    /// The file holds rows of `table`, which no bulk load writes, so its times cannot be moved as
+    /// a loaded world's (``SpatiaLiteStore/bulkShiftTimes(by:chunk:progress:)``).
+    case notABulkLoad(path: String, table: String)
 
     public var description: String {
         switch self {
         case .cannotOpen(let path, let reason): "cannot open the database at \(path): \(reason)"
+        case .notABulkLoad(let path, let table):
+            "the database at \(path) holds \(table), which no bulk load writes: only a world as it was loaded can be moved in time"
         }
     }
 }
