@@ -31,8 +31,21 @@ struct KeptWorld {
     }
 
     /// Copies the kept world to `database` (its tokens and askers beside), and moves its times
-    /// from when it was loaded to now.
+    /// from when it was loaded to now. On failure nothing of it is left at `database` and the kept
+    /// world is dropped: the caller loads the world instead.
     func use(database: String, tokens: String, askers: String?, loadedAt: Date) async throws {
+        do {
+            try await self.copy(to: database, tokens: tokens, askers: askers, loadedAt: loadedAt)
+        } catch {
+            for path in [database, database + "-wal", database + "-shm", tokens] + (askers.map { [$0] } ?? []) {
+                try? FileManager.default.removeItem(atPath: path)
+            }
+            try? FileManager.default.removeItem(at: self.directory)
+            throw error
+        }
+    }
+
+    private func copy(to database: String, tokens: String, askers: String?, loadedAt: Date) async throws {
         let start = Date()
         let fm = FileManager.default
         let bytes = (try? fm.attributesOfItem(atPath: self.file("world.sqlite").path)[.size] as? Int) ?? 0
@@ -41,9 +54,9 @@ struct KeptWorld {
         if fm.fileExists(atPath: self.file("world.sqlite-wal").path) {
             try fm.copyItem(at: self.file("world.sqlite-wal"), to: URL(fileURLWithPath: database + "-wal"))
         }
-        try fm.copyItem(at: self.file("tokens"), to: URL(fileURLWithPath: tokens))
-        if let askers { try fm.copyItem(at: self.file("askers"), to: URL(fileURLWithPath: askers)) }
-        let shift = start.timeIntervalSince(loadedAt).rounded()
+        try Self.replace(URL(fileURLWithPath: tokens), with: self.file("tokens"))
+        if let askers { try Self.replace(URL(fileURLWithPath: askers), with: self.file("askers")) }
+        let shift = start.timeIntervalSince(loadedAt)
         print("copied in \(String(format: "%.1f", Date().timeIntervalSince(start))) s; moving its times \(Int(shift)) s on")
         let store = try SpatiaLiteStore(path: database)
         defer { try? store.close() }
@@ -51,12 +64,28 @@ struct KeptWorld {
         print("the kept world is ready in \(String(format: "%.1f", Date().timeIntervalSince(start))) s")
     }
 
+    /// Copies `source` to `destination`, replacing what is there.
+    private static func replace(_ destination: URL, with source: URL) throws {
+        try? FileManager.default.removeItem(at: destination)
+        try FileManager.default.copyItem(at: source, to: destination)
+    }
+
     /// Keeps the world just loaded into `database` (closed) with its tokens and askers, replacing
-    /// any kept before.
-    func keep(database: String, tokens: String, askers: String, loadedAt: Date) throws {
+    /// any kept before. A world that cannot be kept (a full disk) is still loaded: this says why
+    /// and leaves nothing half-kept.
+    func keep(database: String, tokens: String, askers: String, loadedAt: Date) {
+        let partial = self.directory.appendingPathExtension("partial")
+        do {
+            try self.write(partial, database: database, tokens: tokens, askers: askers, loadedAt: loadedAt)
+        } catch {
+            try? FileManager.default.removeItem(at: partial)
+            print("could not keep the world in \(self.directory.path): \(error)")
+        }
+    }
+
+    private func write(_ partial: URL, database: String, tokens: String, askers: String, loadedAt: Date) throws {
         let start = Date()
         let fm = FileManager.default
-        let partial = self.directory.appendingPathExtension("partial")
         try? fm.removeItem(at: partial)
         try fm.createDirectory(at: partial, withIntermediateDirectories: true)
         try fm.copyItem(at: URL(fileURLWithPath: database), to: partial.appendingPathComponent("world.sqlite"))
@@ -66,7 +95,7 @@ struct KeptWorld {
         }
         try fm.copyItem(at: URL(fileURLWithPath: tokens), to: partial.appendingPathComponent("tokens"))
         try fm.copyItem(at: URL(fileURLWithPath: askers), to: partial.appendingPathComponent("askers"))
-        try (Self.key + ["loaded \(loadedAt.timeIntervalSince1970.rounded())"]).joined(separator: "\n")
+        try (Self.key + ["loaded \(loadedAt.timeIntervalSince1970)"]).joined(separator: "\n")
             .write(to: partial.appendingPathComponent("key"), atomically: true, encoding: .utf8)
         try? fm.removeItem(at: self.directory)
         try fm.moveItem(at: partial, to: self.directory)

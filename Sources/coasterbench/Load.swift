@@ -49,15 +49,18 @@ struct Load: AsyncParsableCommand {
         guard case .spatiaLite(let path) = location else { throw ValidationError("--keep keeps SpatiaLite files; \(self.database) is not one") }
         let kept = KeptWorld(directory: URL(fileURLWithPath: keep), world: self.world)
         if let loadedAt = kept.loadedAt() {
-            try await kept.use(database: path, tokens: self.tokens, askers: self.askers, loadedAt: loadedAt)
-        } else {
-            // The askers are kept whether or not this load was asked for them.
-            let askers = self.askers ?? path + ".askers"
-            let loadedAt = Date()
-            try await self.load(askers: askers)
-            try kept.keep(database: path, tokens: self.tokens, askers: askers, loadedAt: loadedAt)
-            if self.askers == nil { try FileManager.default.removeItem(atPath: askers) }
+            do {
+                return try await kept.use(database: path, tokens: self.tokens, askers: self.askers, loadedAt: loadedAt)
+            } catch {
+                print("could not use the world kept in \(kept.directory.path): \(error); loading it again")
+            }
         }
+        // The askers are kept whether or not this load was asked for them.
+        let askers = self.askers ?? path + ".askers"
+        let loadedAt = Date()
+        try await self.load(askers: askers)
+        kept.keep(database: path, tokens: self.tokens, askers: askers, loadedAt: loadedAt)
+        if self.askers == nil { try FileManager.default.removeItem(atPath: askers) }
     }
 
     /// Generates the world and writes it into the store, and the askers to `askersPath`.

@@ -26,7 +26,8 @@ struct Workload {
     var probes: [IncomingFix] = []
 
     /// The generator's version, which a kept world (``KeptWorld``) is loaded by: raise it with any
-    /// change to what ``make(users:seed:parks:)`` makes or `coasterbench load` writes of it.
+    /// change to what ``make(users:seed:parks:)`` makes, or to what `coasterbench load` or the
+    /// store's bulk loaders write of it that no migration marks.
     static let version = 1
 
     /// How many askers every level draws nearby's callers from.

@@ -84,14 +84,20 @@ struct BulkShiftTests {
 
     /// A world that served requests holds times no load wrote; moving only some of them would
     /// leave it inconsistent, so nothing is moved.
-    @Test(.enabled(if: TestDatabase.isSQLite)) func aWorldThatServedIsNotMoved() async throws {
+    @Test(.enabled(if: TestDatabase.isSQLite), arguments: [
+        ("blocks", "INSERT INTO blocks (blocker, blocked, created_at) VALUES (1, 2, 1798632000)"),
+        ("user_follows", "INSERT INTO user_follows (follower_id, followee_id, at) VALUES (1, 2, 1798632000)"),
+        ("ride_logs", "INSERT INTO ride_logs (user_id, ride_id, ridden_at) SELECT 1, id, 1798632000 FROM rides LIMIT 1"),
+    ])
+    func aWorldThatServedIsNotMoved(table: String, served: String) async throws {
         let t = try await TemporaryStore(now: { Self.loadedAt })
         defer { t.remove() }
         try await Self.load(into: t.sqlite, at: Self.loadedAt)
-        try await t.sql.execute("INSERT INTO blocks (blocker, blocked, created_at) VALUES (1, 2, ?)", [Self.loadedAt.timeIntervalSince1970])
+        try await t.sqlite.bulkShiftTimes(by: 0)
+        try await t.sql.execute(served)
         let before = try await Self.dump(t.sqlite)
         let error = await #expect(throws: StoreError.self) { try await t.sqlite.bulkShiftTimes(by: Self.shift) }
-        #expect(error == .notABulkLoad(path: t.sqlite.path, table: "blocks"))
+        #expect(error == .notABulkLoad(path: t.sqlite.path, table: table))
         #expect(try await Self.dump(t.sqlite) == before)
     }
 }

@@ -168,22 +168,31 @@ extension SpatiaLiteStore {
     /// is loaded once and moved to the present before each use: the privacy rule hides positions
     /// older than its time-to-live, and the leaderboards read this week's rides.
     ///
-    /// Only a world as the bulk loads left it may be moved: a table with a time this does not move
-    /// (a fix, a post, a wait report) that holds a row throws ``StoreError/notABulkLoad(path:table:)``
-    /// before anything is written. Each table is moved in transactions of `chunk` rows, reporting
+    /// Only a world as the bulk loads left it may be moved: a time this does not move that holds a
+    /// value (a fix's, a post's, a follow's), or a ride log not yet counted on the boards, throws
+    /// ``StoreError/notABulkLoad(path:table:)`` before anything is written. Each table is moved in transactions of `chunk` rows, reporting
     /// "`table` n/total" after each; a failure part-way leaves a file to throw away, as a bulk
     /// load's would.
     public func bulkShiftTimes(by seconds: Double, chunk: Int = 200_000, progress: (@Sendable (String) -> Void)? = nil) async throws {
         let path = self.path
         try await self.pool.read { db in
+            // A time no load writes that holds a value: a row a served request wrote. Times are
+            // named `at` or end in `_at` or `_until`.
             let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
             for table in tables where table != "tallies" {
                 let moved = Self.bulkLoadedTimes.first { $0.table == table }?.columns ?? []
-                let columns = try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?)", arguments: [table])
-                guard columns.contains(where: { ($0.hasSuffix("_at") || $0.hasSuffix("_until")) && !moved.contains($0) }) else { continue }
-                if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(table.quotedDatabaseIdentifier))") ?? false {
-                    throw StoreError.notABulkLoad(path: path, table: table)
+                let unmoved = try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?)", arguments: [table])
+                    .filter { ($0 == "at" || $0.hasSuffix("_at") || $0.hasSuffix("_until")) && !moved.contains($0) }
+                for column in unmoved {
+                    let sql = "SELECT EXISTS (SELECT 1 FROM \(table.quotedDatabaseIdentifier) WHERE \(column.quotedDatabaseIdentifier) IS NOT NULL)"
+                    if try Bool.fetchOne(db, sql: sql) ?? false { throw StoreError.notABulkLoad(path: path, table: table) }
                 }
+            }
+            // A ride log a request wrote is counted on the boards when it settles; every ride log
+            // of a load is counted as it is written.
+            let settled = try Int64.fetchOne(db, sql: "SELECT through_log FROM tally_mark") ?? 0
+            if try Int64.fetchOne(db, sql: "SELECT coalesce(max(id), 0) FROM ride_logs") ?? 0 != settled {
+                throw StoreError.notABulkLoad(path: path, table: "ride_logs")
             }
         }
         for (table, columns) in Self.bulkLoadedTimes {
