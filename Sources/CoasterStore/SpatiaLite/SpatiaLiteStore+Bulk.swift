@@ -170,10 +170,11 @@ extension SpatiaLiteStore {
     ///
     /// Only a world as the bulk loads left it may be moved: a time this does not move that holds a
     /// value (a fix's, a post's, a follow's), or a ride log not yet counted on the boards, throws
-    /// ``StoreError/notABulkLoad(path:table:)`` before anything is written. Each table is moved in transactions of `chunk` rows, reporting
-    /// "`table` n/total" after each; a failure part-way leaves a file to throw away, as a bulk
+    /// ``StoreError/notABulkLoad(path:table:)`` before anything is written. Each table is moved in
+    /// a transaction, reporting "`table`: n rows" after it, and the ride logs are counted again in
+    /// transactions of `chunk` logs; a failure part-way leaves a file to throw away, as a bulk
     /// load's would.
-    public func bulkShiftTimes(by seconds: Double, chunk: Int = 200_000, progress: (@Sendable (String) -> Void)? = nil) async throws {
+    public func bulkShiftTimes(by seconds: Double, chunk: Int = 20_000, progress: (@Sendable (String) -> Void)? = nil) async throws {
         let path = self.path
         try await self.pool.read { db in
             // A time no load writes that holds a value: a row a served request wrote. Times are
@@ -195,21 +196,29 @@ extension SpatiaLiteStore {
                 throw StoreError.notABulkLoad(path: path, table: "ride_logs")
             }
         }
+        // Each table in one statement, in rowid order, with every index that holds a moved time
+        // (or filters on one) dropped first and built again by sorting afterwards: updated in
+        // place, such an index (friendships by addressee and time) is written a random page at a
+        // time, some hundreds of gigabytes through the log at a million users.
         for (table, columns) in Self.bulkLoadedTimes {
-            let last = try await self.pool.read { db in try Int64.fetchOne(db, sql: "SELECT max(rowid) FROM \(table)") } ?? 0
-            let set = columns.map { "\($0) = \($0) + :seconds" }.joined(separator: ", ")
-            for start in stride(from: Int64(0), to: last, by: chunk) {
-                try await self.pool.write { db in
-                    try db.execute(sql: "UPDATE \(table) SET \(set) WHERE rowid > :start AND rowid <= :end",
-                                   arguments: ["seconds": seconds, "start": start, "end": start + Int64(chunk)])
-                }
-                progress?("\(table) \(min(start + Int64(chunk), last))/\(last)")
+            let moved = try await self.pool.write { db -> Int in
+                let indexes = try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL",
+                                               arguments: [table])
+                    .map { (name: $0["name"] as String, sql: $0["sql"] as String) }
+                    .filter { index in columns.contains { index.sql.contains($0) } }
+                for index in indexes { try db.execute(sql: "DROP INDEX \(index.name.quotedDatabaseIdentifier)") }
+                try db.execute(sql: "UPDATE \(table) SET \(columns.map { "\($0) = \($0) + :seconds" }.joined(separator: ", "))",
+                               arguments: ["seconds": seconds])
+                let rows = db.changesCount
+                for index in indexes { try db.execute(sql: index.sql) }
+                return rows
             }
+            progress?("\(table): \(moved) rows")
         }
         // Every tally is the ride logs' (bulkLogRides), so they are counted again from nothing.
         try await self.pool.write { db in try db.execute(sql: "DELETE FROM tallies") }
         let logs = try await self.pool.read { db in try Int64.fetchOne(db, sql: "SELECT max(id) FROM ride_logs") } ?? 0
-        let retally = max(1, chunk / 10)
+        let retally = max(1, chunk)
         for start in stride(from: Int64(0), to: logs, by: retally) {
             try await self.pool.write { db in
                 let rows = try Row.fetchCursor(db, sql: """
