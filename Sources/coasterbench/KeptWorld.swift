@@ -89,7 +89,7 @@ struct KeptWorld {
         try? fm.removeItem(at: partial)
         try fm.createDirectory(at: partial, withIntermediateDirectories: true)
         try fm.copyItem(at: URL(fileURLWithPath: database), to: partial.appendingPathComponent("world.sqlite"))
-        // Closing the store checkpoints its log into the file; a log left behind holds commits.
+        // Closing the store may leave its log beside the file, holding commits the file lacks.
         if fm.fileExists(atPath: database + "-wal") {
             try fm.copyItem(at: URL(fileURLWithPath: database + "-wal"), to: partial.appendingPathComponent("world.sqlite-wal"))
         }

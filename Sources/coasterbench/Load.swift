@@ -20,8 +20,8 @@ struct Load: AsyncParsableCommand {
             With --keep DIR, a loaded world is kept in DIR (a SpatiaLite file with its tokens and \
             askers, by users and seed) and the next load of the same world copies it and moves its \
             times to the present instead (SpatiaLiteStore.bulkShiftTimes: positions, visits, \
-            sessions, ride logs and the leaderboards, messages): minutes instead of a quarter of an \
-            hour at a million users. A kept world is used only when the generator \
+            sessions, friendships, ride logs and the leaderboards, messages): about 4.5 minutes \
+            instead of 15 at a million users. A kept world is used only when the generator \
             (Workload.version) and the schema (the last migration) are this build's; otherwise it \
             is loaded again and replaces the kept one.
             """)

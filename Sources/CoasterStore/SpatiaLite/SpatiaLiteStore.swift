@@ -6,15 +6,16 @@ import GRDB
 public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The file could not be opened or migrated; `reason` is a sentence for the operator.
     case cannotOpen(path: String, reason: String)
-    /// The file holds rows of `table`, which no bulk load writes, so its times cannot be moved as
-    /// a loaded world's (``SpatiaLiteStore/bulkShiftTimes(by:chunk:progress:)``).
+    /// The file holds in `table` a time no bulk load wrote, or a ride log not yet counted on the
+    /// boards: it has served, so its times cannot be moved as a loaded world's
+    /// (``SpatiaLiteStore/bulkShiftTimes(by:chunk:progress:)``).
     case notABulkLoad(path: String, table: String)
 
     public var description: String {
         switch self {
         case .cannotOpen(let path, let reason): "cannot open the database at \(path): \(reason)"
         case .notABulkLoad(let path, let table):
-            "the database at \(path) holds \(table), which no bulk load writes: only a world as it was loaded can be moved in time"
+            "the database at \(path) holds \(table) no bulk load wrote: only a world as it was loaded can be moved in time"
         }
     }
 }
